@@ -1,0 +1,31 @@
+# Kaitaku — the two commands: `make play` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: play test lint bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+## Play a game: until the Pygame client exists, four bots play in the terminal.
+play: $(STAMP)
+	$(BIN)/kaitaku play
+
+## Run the test suite (fast by default; `make test ARGS='-m slow'` for the long runs).
+test: $(STAMP)
+	$(BIN)/python -m pytest $(ARGS)
+
+lint: $(STAMP)
+	$(BIN)/ruff check protocol bots kaitaku tests
+	$(BIN)/mypy
+
+bench: $(STAMP)
+	$(BIN)/kaitaku bench engine --games 200 --players 4 --seed 1
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""Pygame client (see the client issue)."""

@@ -1,0 +1,59 @@
+"""Kaitaku's rules engine: the base game of Catan, pure and deterministic.
+
+The core API::
+
+    s = new_game(Settings(players=4), seed=7)
+    while s.phase != Phase.GAME_OVER:
+        seat = to_act(s)[0]
+        action = legal_actions(s, seat)[0]
+        events = apply(s, action, seat)
+    view = observe(s, seat)            # what one seat may know
+    s2 = replay(GameLog.of(s))         # exact replay from the log
+
+This package imports nothing else of Kaitaku's and does no I/O.
+"""
+
+from .actions import (
+    ACTION_TYPES,
+    AcceptTrade,
+    Action,
+    BuildCity,
+    BuildRoad,
+    BuildSettlement,
+    BuyDevCard,
+    CancelTrade,
+    Cards,
+    ConfirmTrade,
+    CounterOffer,
+    Discard,
+    EndTurn,
+    MaritimeTrade,
+    MoveRobber,
+    OfferTrade,
+    PlayKnight,
+    PlayMonopoly,
+    PlayRoadBuilding,
+    PlayYearOfPlenty,
+    RejectTrade,
+    RollDice,
+    Steal,
+    action_from_dict,
+)
+from .board import RESOURCES, Board, generate_board
+from .engine import apply, legal_actions, longest_road, new_game, setup_seat, to_act, validate
+from .errors import IllegalAction, InvalidLog, MalformedAction, NotYourTurn, RulesError
+from .events import EVENT_TYPES, Event, redact
+from .log import GameLog, replay
+from .state import DEV_CARDS, GameState, Phase, Settings, Trade
+from .view import observe
+
+__all__ = [
+    "ACTION_TYPES", "AcceptTrade", "Action", "BuildCity", "BuildRoad", "BuildSettlement",
+    "BuyDevCard", "CancelTrade", "Cards", "ConfirmTrade", "CounterOffer", "DEV_CARDS",
+    "Discard", "EVENT_TYPES", "EndTurn", "Event", "GameLog", "GameState", "IllegalAction",
+    "InvalidLog", "MalformedAction", "MaritimeTrade", "MoveRobber", "NotYourTurn",
+    "OfferTrade", "Phase", "PlayKnight", "PlayMonopoly", "PlayRoadBuilding", "PlayYearOfPlenty",
+    "RESOURCES", "RejectTrade", "RollDice", "RulesError", "Settings", "Steal", "Board",
+    "Trade", "action_from_dict", "apply", "generate_board", "legal_actions", "longest_road",
+    "new_game", "observe", "redact", "replay", "setup_seat", "to_act", "validate",
+]

@@ -1,0 +1,229 @@
+"""Actions: small typed frozen dataclasses, and their plain-data form.
+
+An action never names the acting seat: the engine is told who acts (the
+server takes it from the authenticated connection). The plain-data form is
+``{"type": <name>, <field>: <value>, ...}`` with ints, lists of 5 ints
+(resource counts in the order lumber, brick, wool, grain, ore) or nil; see
+``docs/RULES_DATA.md``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar
+
+from .errors import MalformedAction
+
+Cards = tuple[int, int, int, int, int]
+"""Resource counts: lumber, brick, wool, grain, ore."""
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """Base class of all actions."""
+
+    name: ClassVar[str] = "action"
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"type": self.name}
+        for f in fields(self):
+            v = getattr(self, f.name)
+            d[f.name] = list(v) if isinstance(v, tuple) else v
+        return d
+
+
+@dataclass(frozen=True, slots=True)
+class BuildRoad(Action):
+    """Build a road on ``edge`` (also the free set-up and Road Building roads)."""
+
+    edge: int
+    name: ClassVar[str] = "build_road"
+
+
+@dataclass(frozen=True, slots=True)
+class BuildSettlement(Action):
+    """Build a settlement on ``node`` (also the free set-up settlements)."""
+
+    node: int
+    name: ClassVar[str] = "build_settlement"
+
+
+@dataclass(frozen=True, slots=True)
+class BuildCity(Action):
+    """Upgrade the own settlement on ``node`` to a city."""
+
+    node: int
+    name: ClassVar[str] = "build_city"
+
+
+@dataclass(frozen=True, slots=True)
+class BuyDevCard(Action):
+    name: ClassVar[str] = "buy_dev_card"
+
+
+@dataclass(frozen=True, slots=True)
+class PlayKnight(Action):
+    name: ClassVar[str] = "play_knight"
+
+
+@dataclass(frozen=True, slots=True)
+class PlayRoadBuilding(Action):
+    name: ClassVar[str] = "play_road_building"
+
+
+@dataclass(frozen=True, slots=True)
+class PlayYearOfPlenty(Action):
+    """Take ``first`` and ``second`` from the bank; ``second`` is None only when
+    the bank holds a single card in all."""
+
+    first: int
+    second: int | None
+    name: ClassVar[str] = "play_year_of_plenty"
+
+
+@dataclass(frozen=True, slots=True)
+class PlayMonopoly(Action):
+    resource: int
+    name: ClassVar[str] = "play_monopoly"
+
+
+@dataclass(frozen=True, slots=True)
+class RollDice(Action):
+    name: ClassVar[str] = "roll_dice"
+
+
+@dataclass(frozen=True, slots=True)
+class Discard(Action):
+    """Discard exactly the owed number of cards (R-ROBBER-2)."""
+
+    cards: Cards
+    name: ClassVar[str] = "discard"
+
+
+@dataclass(frozen=True, slots=True)
+class MoveRobber(Action):
+    hex: int
+    name: ClassVar[str] = "move_robber"
+
+
+@dataclass(frozen=True, slots=True)
+class Steal(Action):
+    victim: int
+    name: ClassVar[str] = "steal"
+
+
+@dataclass(frozen=True, slots=True)
+class MaritimeTrade(Action):
+    """Give the seat's best ratio (4, 3 or 2) of ``give`` for one ``get``."""
+
+    give: int
+    get: int
+    name: ClassVar[str] = "maritime_trade"
+
+
+@dataclass(frozen=True, slots=True)
+class OfferTrade(Action):
+    """The current player offers ``give`` for ``get`` to every opponent
+    (``to`` None) or to one seat."""
+
+    give: Cards
+    get: Cards
+    to: int | None = None
+    name: ClassVar[str] = "offer_trade"
+
+
+@dataclass(frozen=True, slots=True)
+class AcceptTrade(Action):
+    name: ClassVar[str] = "accept_trade"
+
+
+@dataclass(frozen=True, slots=True)
+class RejectTrade(Action):
+    name: ClassVar[str] = "reject_trade"
+
+
+@dataclass(frozen=True, slots=True)
+class CounterOffer(Action):
+    """An addressed seat proposes other terms; ``give``/``get`` are from the
+    counter-offering seat's side."""
+
+    give: Cards
+    get: Cards
+    name: ClassVar[str] = "counter_offer"
+
+
+@dataclass(frozen=True, slots=True)
+class ConfirmTrade(Action):
+    """The current player completes the trade with ``seat`` (who accepted, or
+    whose counter-offer is taken)."""
+
+    seat: int
+    name: ClassVar[str] = "confirm_trade"
+
+
+@dataclass(frozen=True, slots=True)
+class CancelTrade(Action):
+    name: ClassVar[str] = "cancel_trade"
+
+
+@dataclass(frozen=True, slots=True)
+class EndTurn(Action):
+    name: ClassVar[str] = "end_turn"
+
+
+ACTION_TYPES: dict[str, type[Action]] = {
+    cls.name: cls
+    for cls in (
+        BuildRoad, BuildSettlement, BuildCity, BuyDevCard, PlayKnight, PlayRoadBuilding,
+        PlayYearOfPlenty, PlayMonopoly, RollDice, Discard, MoveRobber, Steal, MaritimeTrade,
+        OfferTrade, AcceptTrade, RejectTrade, CounterOffer, ConfirmTrade, CancelTrade, EndTurn,
+    )
+}
+
+_MAX_INT = 1 << 16
+
+
+def _int(v: object, what: str) -> int:
+    if type(v) is not int or not 0 <= v < _MAX_INT:
+        raise MalformedAction(f"{what} must be a small non-negative integer, got {v!r}")
+    return v
+
+
+def _cards(v: object, what: str) -> Cards:
+    if not isinstance(v, list | tuple) or len(v) != 5:
+        raise MalformedAction(f"{what} must be a list of 5 resource counts")
+    a, b, c, d, e = (_int(x, what) for x in v)
+    return (a, b, c, d, e)
+
+
+def action_from_dict(d: object) -> Action:
+    """Parse and type-check the plain-data form of an action.
+
+    Raises :class:`MalformedAction` for anything that is not exactly one known
+    action with fields of the right types. Whether the action is *legal* is
+    the engine's business, not this function's.
+    """
+    if not isinstance(d, dict):
+        raise MalformedAction("an action is a map")
+    name = d.get("type")
+    cls = ACTION_TYPES.get(name) if isinstance(name, str) else None
+    if cls is None:
+        raise MalformedAction(f"unknown action type {name!r}")
+    kwargs: dict[str, Any] = {}
+    for f in fields(cls):
+        if f.name not in d:
+            if f.name == "to":
+                kwargs["to"] = None
+                continue
+            raise MalformedAction(f"{cls.name}: missing field {f.name!r}")
+        v = d[f.name]
+        if f.name in ("give", "get") and cls in (OfferTrade, CounterOffer):
+            kwargs[f.name] = _cards(v, f.name)
+        elif f.name == "cards":
+            kwargs[f.name] = _cards(v, f.name)
+        elif f.name in ("to", "second") and v is None:
+            kwargs[f.name] = None
+        else:
+            kwargs[f.name] = _int(v, f.name)
+    # Unknown extra fields are ignored (the wire protocol's compatibility rule).
+    return cls(**kwargs)

@@ -1,0 +1,1177 @@
+"""The rules: ``new_game``, ``to_act``, ``legal_actions``, ``apply``.
+
+Every handler checks everything before it changes anything, so an illegal
+action raises an :class:`~protocol.rules.errors.IllegalAction` and leaves the
+state exactly as it was. Chance (dice, development card draws, stolen cards)
+comes from the state's own RNG; each outcome is returned to the log, and a
+recorded outcome can be fed back (``chance=``) so a log replays exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import lru_cache
+
+from .actions import (
+    AcceptTrade,
+    Action,
+    BuildCity,
+    BuildRoad,
+    BuildSettlement,
+    BuyDevCard,
+    CancelTrade,
+    ConfirmTrade,
+    CounterOffer,
+    Discard,
+    EndTurn,
+    MaritimeTrade,
+    MoveRobber,
+    OfferTrade,
+    PlayKnight,
+    PlayMonopoly,
+    PlayRoadBuilding,
+    PlayYearOfPlenty,
+    RejectTrade,
+    RollDice,
+    Steal,
+)
+from .board import (
+    DESERT,
+    EDGE_NODES,
+    EDGE_OTHER,
+    HEX_NODES,
+    NODE_EDGES,
+    NODE_HEXES,
+    NODE_NODES,
+    NUM_EDGES,
+    NUM_HEXES,
+    NUM_NODES,
+    Board,
+    generate_board,
+)
+from .errors import IllegalAction, MalformedAction, NotYourTurn, RulesError
+from .events import (
+    CityBuilt,
+    DevCardBought,
+    DevCardPlayed,
+    DiceRolled,
+    Discarded,
+    DiscardsOwed,
+    Event,
+    GameOver,
+    LargestArmyChanged,
+    LongestRoadChanged,
+    MaritimeTraded,
+    MonopolyTaken,
+    Produced,
+    RoadBuilt,
+    RobberMoved,
+    SettlementBuilt,
+    SetupIncome,
+    Stolen,
+    TradeAnswered,
+    TradeCancelled,
+    TradeCompleted,
+    TradeCountered,
+    TradeOffered,
+    TurnEnded,
+    TurnStarted,
+    YearOfPlentyTaken,
+)
+from .rng import Rng
+from .state import (
+    BANK_PER_RESOURCE,
+    CITIES,
+    DEV_DECK,
+    KNIGHT,
+    MONOPOLY,
+    PIECES,
+    ROAD_BUILDING as RB_CARD,
+    ROADS,
+    SETTLEMENTS,
+    VICTORY_POINT,
+    YEAR_OF_PLENTY,
+    BoardInfo,
+    GameState,
+    Phase,
+    Settings,
+    Trade,
+)
+
+SETUP_SETTLEMENT = Phase.SETUP_SETTLEMENT.value
+SETUP_ROAD = Phase.SETUP_ROAD.value
+PRE_ROLL = Phase.PRE_ROLL.value
+DISCARD = Phase.DISCARD.value
+MOVE_ROBBER = Phase.MOVE_ROBBER.value
+STEAL = Phase.STEAL.value
+MAIN = Phase.MAIN.value
+ROAD_BUILDING = Phase.ROAD_BUILDING.value
+TRADE = Phase.TRADE.value
+GAME_OVER = Phase.GAME_OVER.value
+
+Chance = tuple[int, ...] | None
+
+# Interned action objects: legal_actions hands out the same instances every time.
+_ROAD = tuple(BuildRoad(e) for e in range(NUM_EDGES))
+_SETTLE = tuple(BuildSettlement(n) for n in range(NUM_NODES))
+_CITY = tuple(BuildCity(n) for n in range(NUM_NODES))
+_ROBBER = tuple(MoveRobber(h) for h in range(NUM_HEXES))
+_STEAL = tuple(Steal(s) for s in range(8))
+_MARITIME = tuple(tuple(MaritimeTrade(g, r) for r in range(5)) for g in range(5))
+_MONO = tuple(PlayMonopoly(r) for r in range(5))
+_YOP = {(a, b): PlayYearOfPlenty(a, b) for a in range(5) for b in [*range(a, 5), None]}
+_CONFIRM = tuple(ConfirmTrade(s) for s in range(8))
+_ROLL = RollDice()
+_END = EndTurn()
+_BUY = BuyDevCard()
+_KNIGHT = PlayKnight()
+_RB = PlayRoadBuilding()
+_ACCEPT = AcceptTrade()
+_REJECT = RejectTrade()
+_CANCEL = CancelTrade()
+_ROLL_ONLY = (_ROLL,)
+
+
+# --- creating a game ----------------------------------------------------------
+
+
+def new_game(
+    settings: Settings | None = None,
+    seed: int = 0,
+    *,
+    board: Board | None = None,
+    first_seat: int | None = None,
+) -> GameState:
+    """A new game in its set-up phase.
+
+    The board (R-BOARD-2/5) and the starting seat (R-SETUP-1) come from the
+    seed; ``board``/``first_seat`` override them (fixed boards, scenario tests)
+    without changing how the RNG is consumed.
+    """
+    settings = settings or Settings()
+    n = settings.players
+    rng = Rng(seed)
+    generated = generate_board(rng)
+    drawn_first = rng.below(n)
+    if first_seat is not None and not 0 <= first_seat < n:
+        raise RulesError(f"first_seat must be a seat 0..{n - 1}", "bad_settings")
+    s = GameState.__new__(GameState)
+    s.settings = settings
+    s.info = BoardInfo(board if board is not None else generated)
+    s.seed = seed
+    s.rng = rng
+    s.phase = SETUP_SETTLEMENT
+    s.first_seat = drawn_first if first_seat is None else first_seat
+    s.current = s.first_seat
+    s.turn = 0
+    s.setup_step = 0
+    s.setup_node = -1
+    s.hands = [[0] * 5 for _ in range(n)]
+    s.bank = [BANK_PER_RESOURCE] * 5
+    s.dev_deck = list(DEV_DECK)
+    s.dev_hand = [[0] * 5 for _ in range(n)]
+    s.dev_new = [[0] * 5 for _ in range(n)]
+    s.dev_played = False
+    s.knights = [0] * n
+    s.node_owner = [-1] * NUM_NODES
+    s.node_level = [0] * NUM_NODES
+    s.edge_owner = [-1] * NUM_EDGES
+    s.roads = [[] for _ in range(n)]
+    s.reach = [set() for _ in range(n)]
+    s.pieces = [list(PIECES) for _ in range(n)]
+    s.ratios = [[4] * 5 for _ in range(n)]
+    s.robber = s.info.desert  # R-BOARD-3
+    s.lr_holder = -1
+    s.road_len = [0] * n
+    s.la_holder = -1
+    s.discard_owed = [0] * n
+    s.rolled = False
+    s.free_roads = 0
+    s.return_phase = MAIN
+    s.steal_from = ()
+    s.trade = None
+    s.winner = -1
+    s.last_roll = None
+    s.vp = [0] * n
+    s.log = []
+    return s
+
+
+def setup_seat(s: GameState, step: int) -> int:
+    """Who places at set-up step ``step`` (R-SETUP-2 snake order A B C D D C B A)."""
+    n = s.settings.players
+    i = step if step < n else 2 * n - 1 - step
+    return (s.first_seat + i) % n
+
+
+# --- who acts, and what they may do -------------------------------------------
+
+
+def to_act(s: GameState) -> tuple[int, ...]:
+    """The seats that owe a decision now (several during discards and trades)."""
+    ph = s.phase
+    if ph == DISCARD:
+        return tuple(i for i, owed in enumerate(s.discard_owed) if owed)
+    if ph == TRADE:
+        t = s.trade
+        assert t is not None
+        waiting = tuple(i for i, st in enumerate(t.status) if st == 0)
+        return waiting or (s.current,)
+    if ph == GAME_OVER:
+        return ()
+    return (s.current,)
+
+
+def legal_actions(s: GameState, seat: int | None = None) -> list[Action]:
+    """Every legal action of ``seat`` now, in a canonical order.
+
+    ``seat`` defaults to the first seat of :func:`to_act`. Domestic trade
+    offers and counter-offers (unbounded choices) are never listed: check
+    them with :func:`validate`. An empty list means the seat has nothing to do.
+    """
+    ph = s.phase
+    if seat is None:
+        waiting = to_act(s)
+        if not waiting:
+            return []
+        seat = waiting[0]
+    if ph == DISCARD:
+        owed = s.discard_owed[seat]
+        return list(_discards(tuple(s.hands[seat]), owed)) if owed else []
+    if ph == TRADE:
+        return _trade_actions(s, seat)
+    if seat != s.current or ph == GAME_OVER:
+        return []
+    if ph == MAIN:
+        return _main_actions(s, seat)
+    if ph == PRE_ROLL:
+        if s.dev_played or not any(s.dev_hand[seat]):
+            return list(_ROLL_ONLY)
+        out: list[Action] = [_ROLL]
+        _dev_actions(s, seat, out)
+        return out
+    if ph == MOVE_ROBBER:
+        r = s.robber
+        return [_ROBBER[h] for h in range(NUM_HEXES) if h != r]
+    if ph == STEAL:
+        return [_STEAL[v] for v in s.steal_from]
+    if ph == ROAD_BUILDING:
+        return [_ROAD[e] for e in _road_spots(s, seat)]
+    if ph == SETUP_SETTLEMENT:
+        no = s.node_owner
+        return [
+            _SETTLE[n]
+            for n in range(NUM_NODES)
+            if no[n] < 0 and all(no[m] < 0 for m in NODE_NODES[n])
+        ]
+    if ph == SETUP_ROAD:
+        eo = s.edge_owner
+        return [_ROAD[e] for e in NODE_EDGES[s.setup_node] if eo[e] < 0]
+    return []
+
+
+def _main_actions(s: GameState, p: int) -> list[Action]:
+    hand = s.hands[p]
+    lumber, brick, wool, grain, ore = hand
+    pieces = s.pieces[p]
+    out: list[Action] = []
+    if lumber and brick:
+        if pieces[ROADS]:
+            out.extend([_ROAD[e] for e in _road_spots(s, p)])
+        if wool and grain and pieces[SETTLEMENTS]:
+            no = s.node_owner
+            out.extend(
+                [
+                    _SETTLE[n]
+                    for n in sorted(s.reach[p])
+                    if no[n] < 0 and all(no[m] < 0 for m in NODE_NODES[n])
+                ]
+            )
+    if grain >= 2 and ore >= 3 and pieces[CITIES]:
+        no, lv = s.node_owner, s.node_level
+        out.extend([_CITY[n] for n in sorted(s.reach[p]) if no[n] == p and lv[n] == 1])
+    if wool and grain and ore and any(s.dev_deck):
+        out.append(_BUY)
+    if not s.dev_played and any(s.dev_hand[p]):
+        _dev_actions(s, p, out)
+    ratios = s.ratios[p]
+    bank = s.bank
+    for give in range(5):
+        if hand[give] >= ratios[give]:
+            row = _MARITIME[give]
+            out.extend([row[get] for get in range(5) if get != give and bank[get]])
+    out.append(_END)
+    return out
+
+
+def _dev_actions(s: GameState, p: int, out: list[Action]) -> None:
+    have = s.dev_hand[p]
+    new = s.dev_new[p]
+    if have[KNIGHT] > new[KNIGHT]:
+        out.append(_KNIGHT)
+    if have[RB_CARD] > new[RB_CARD]:
+        out.append(_RB)
+    if have[YEAR_OF_PLENTY] > new[YEAR_OF_PLENTY]:
+        bank = s.bank
+        total = sum(bank)
+        if total == 1:
+            out.append(_YOP[(bank.index(1), None)])
+        elif total > 1:
+            for a in range(5):
+                if bank[a]:
+                    for b in range(a, 5):
+                        if bank[b] and (a != b or bank[a] >= 2):
+                            out.append(_YOP[(a, b)])
+    if have[MONOPOLY] > new[MONOPOLY]:
+        out.extend(_MONO)
+
+
+def _trade_actions(s: GameState, seat: int) -> list[Action]:
+    t = s.trade
+    assert t is not None
+    if seat == s.current:
+        out: list[Action] = []
+        for q, st in enumerate(t.status):
+            if (st == 1 or st == 3) and _trade_terms(s, t, q) is not None:
+                out.append(_CONFIRM[q])
+        out.append(_CANCEL)
+        return out
+    if 0 <= seat < len(t.status) and t.status[seat] == 0:
+        if _covers(s.hands[seat], t.get):
+            return [_ACCEPT, _REJECT]
+        return [_REJECT]
+    return []
+
+
+@lru_cache(maxsize=8192)
+def _discards(hand: tuple[int, ...], k: int) -> tuple[Discard, ...]:
+    """All ways to discard exactly ``k`` cards from ``hand`` (lexicographic)."""
+    out: list[Discard] = []
+    pick = [0, 0, 0, 0, 0]
+    suffix = [0] * 6
+    for i in range(4, -1, -1):
+        suffix[i] = suffix[i + 1] + hand[i]
+
+    def rec(i: int, left: int) -> None:
+        if i == 4:
+            if left <= hand[4]:
+                pick[4] = left
+                out.append(Discard((pick[0], pick[1], pick[2], pick[3], pick[4])))
+            return
+        lo = max(0, left - suffix[i + 1])
+        for x in range(lo, min(hand[i], left) + 1):
+            pick[i] = x
+            rec(i + 1, left - x)
+
+    rec(0, k)
+    return tuple(out)
+
+
+def _road_spots(s: GameState, p: int) -> list[int]:
+    """Empty edges connected to ``p``'s network (R-BUILD-1), sorted."""
+    eo = s.edge_owner
+    no = s.node_owner
+    spots: set[int] = set()
+    for n in s.reach[p]:
+        o = no[n]
+        if o < 0 or o == p:
+            for e in NODE_EDGES[n]:
+                if eo[e] < 0:
+                    spots.add(e)
+    return sorted(spots)
+
+
+def _covers(hand: list[int], cards: tuple[int, ...]) -> bool:
+    return (
+        hand[0] >= cards[0]
+        and hand[1] >= cards[1]
+        and hand[2] >= cards[2]
+        and hand[3] >= cards[3]
+        and hand[4] >= cards[4]
+    )
+
+
+# --- applying actions ---------------------------------------------------------
+
+Handler = Callable[[GameState, int, Action, Chance, list[Event]], "tuple[int, ...] | None"]
+
+
+def apply(
+    s: GameState, action: Action, seat: int | None = None, chance: Chance = None
+) -> list[Event]:
+    """Apply ``action`` by ``seat`` and return the events it caused.
+
+    ``seat`` may be omitted when exactly one seat owes a decision. ``chance``
+    replays a recorded outcome instead of drawing one (used by
+    :func:`protocol.rules.replay`). On any error the state is unchanged.
+    """
+    if s.phase == GAME_OVER:
+        raise IllegalAction("the game is over", "game_over")
+    handler = _HANDLERS.get(type(action))
+    if handler is None:
+        raise MalformedAction(f"not an action: {action!r}")
+    if seat is None:
+        waiting = to_act(s)
+        if len(waiting) != 1:
+            raise NotYourTurn("several seats may act now: say which seat acts")
+        seat = waiting[0]
+    elif not 0 <= seat < s.settings.players:
+        raise NotYourTurn(f"there is no seat {seat}")
+    events: list[Event] = []
+    rng_state = s.rng.state
+    try:
+        outcome = handler(s, seat, action, chance, events)
+    except RulesError:
+        s.rng.state = rng_state  # handlers check before they change anything else
+        raise
+    if s.log is not None:
+        s.log.append((seat, action, outcome))
+    ph = s.phase
+    if ph != GAME_OVER and ph > SETUP_ROAD:
+        cur = s.current
+        if s.vp[cur] + s.dev_hand[cur][VICTORY_POINT] >= s.settings.vp_target:
+            _end_game(s, cur, events)  # R-WIN-1
+    return events
+
+
+def validate(s: GameState, action: Action, seat: int | None = None) -> None:
+    """Raise the error ``apply`` would raise, without changing ``s``.
+
+    This is the check for actions :func:`legal_actions` cannot list
+    (domestic trade offers and counter-offers), and works for every action.
+    """
+    c = s.copy()
+    apply(c, action, seat)
+
+
+def _require(cond: bool, message: str, code: str = "illegal_action") -> None:
+    if not cond:
+        raise IllegalAction(message, code)
+
+
+def _require_turn(s: GameState, seat: int, *phases: int) -> None:
+    if seat != s.current:
+        raise NotYourTurn(f"it is seat {s.current}'s turn, not seat {seat}'s")
+    if s.phase not in phases:
+        raise IllegalAction(
+            f"not allowed in phase {Phase(s.phase).name.lower()}", "wrong_phase"
+        )
+
+
+def _pay(s: GameState, p: int, cost: tuple[int, ...]) -> None:
+    hand = s.hands[p]
+    bank = s.bank
+    for r in range(5):
+        c = cost[r]
+        if c:
+            hand[r] -= c
+            bank[r] += c
+
+
+def _place_settlement(s: GameState, p: int, node: int) -> None:
+    s.node_owner[node] = p
+    s.node_level[node] = 1
+    s.pieces[p][SETTLEMENTS] -= 1
+    s.vp[p] += 1
+    s.reach[p].add(node)
+    kind = s.info.node_harbor[node]
+    if kind >= 0:
+        ratios = s.ratios[p]
+        if kind == 5:
+            for r in range(5):
+                if ratios[r] > 3:
+                    ratios[r] = 3
+        else:
+            ratios[kind] = 2
+
+
+def _place_road(s: GameState, p: int, edge: int) -> None:
+    s.edge_owner[edge] = p
+    s.roads[p].append(edge)
+    s.pieces[p][ROADS] -= 1
+    a, b = EDGE_NODES[edge]
+    reach = s.reach[p]
+    reach.add(a)
+    reach.add(b)
+
+
+def _road_connects(s: GameState, p: int, edge: int) -> bool:
+    no = s.node_owner
+    reach = s.reach[p]
+    for n in EDGE_NODES[edge]:
+        if n in reach and (no[n] < 0 or no[n] == p):
+            return True
+    return False
+
+
+def _settlement_spot_free(s: GameState, node: int) -> bool:
+    no = s.node_owner
+    return no[node] < 0 and all(no[m] < 0 for m in NODE_NODES[node])
+
+
+def _check_node(node: int) -> None:
+    if not 0 <= node < NUM_NODES:
+        raise IllegalAction(f"no intersection {node}", "bad_location")
+
+
+def _check_edge(edge: int) -> None:
+    if not 0 <= edge < NUM_EDGES:
+        raise IllegalAction(f"no edge {edge}", "bad_location")
+
+
+def _build_settlement(
+    s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]
+) -> None:
+    assert isinstance(a, BuildSettlement)
+    node = a.node
+    _check_node(node)
+    if s.phase == SETUP_SETTLEMENT:
+        _require_turn(s, p, SETUP_SETTLEMENT)
+        _require(
+            _settlement_spot_free(s, node),
+            "intersection taken or next to a building (R-SETUP-3)",
+            "illegal_placement",
+        )
+        _place_settlement(s, p, node)
+        ev.append(SettlementBuilt(p, node, True))
+        if s.setup_step >= s.settings.players:  # second settlement: R-SETUP-4
+            gain = [0, 0, 0, 0, 0]
+            terrain = s.board.terrain
+            for h in NODE_HEXES[node]:
+                t = terrain[h]
+                if t != DESERT and s.bank[t] > gain[t]:
+                    gain[t] += 1
+            hand = s.hands[p]
+            for r in range(5):
+                hand[r] += gain[r]
+                s.bank[r] -= gain[r]
+            ev.append(SetupIncome(p, (gain[0], gain[1], gain[2], gain[3], gain[4])))
+        s.setup_node = node
+        s.phase = SETUP_ROAD
+        return None
+    _require_turn(s, p, MAIN)
+    _require(s.pieces[p][SETTLEMENTS] > 0, "no settlements left (R-BUILD-4)", "no_pieces")
+    _require(_covers(s.hands[p], (1, 1, 1, 1, 0)), "a settlement costs lumber, brick, wool "
+             "and grain (R-BUILD-2)", "cannot_afford")
+    _require(_settlement_spot_free(s, node),
+             "intersection taken or next to a building (R-BUILD-2)", "illegal_placement")
+    _require(any(s.edge_owner[e] == p for e in NODE_EDGES[node]),
+             "a settlement must touch your own road (R-BUILD-2)", "illegal_placement")
+    _pay(s, p, (1, 1, 1, 1, 0))
+    _place_settlement(s, p, node)
+    ev.append(SettlementBuilt(p, node, False))
+    # R-LR-3: a settlement can break opponents' roads through this node.
+    eo = s.edge_owner
+    broken = [
+        q for q in range(s.settings.players)
+        if q != p and sum(1 for e in NODE_EDGES[node] if eo[e] == q) >= 2
+    ]
+    if broken:
+        _update_longest_road(s, broken, ev)
+    return None
+
+
+def _build_road(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> None:
+    assert isinstance(a, BuildRoad)
+    edge = a.edge
+    _check_edge(edge)
+    ph = s.phase
+    if ph == SETUP_ROAD:
+        _require_turn(s, p, SETUP_ROAD)
+        _require(s.edge_owner[edge] < 0, "edge taken", "illegal_placement")
+        _require(s.setup_node in EDGE_NODES[edge],
+                 "the set-up road must touch the settlement just placed (R-SETUP-3)",
+                 "illegal_placement")
+        _place_road(s, p, edge)
+        ev.append(RoadBuilt(p, edge, True))
+        s.road_len[p] = longest_road(s, p)
+        s.setup_step += 1
+        s.setup_node = -1
+        if s.setup_step == 2 * s.settings.players:
+            _start_turn(s, s.first_seat, ev)  # R-SETUP-5
+        else:
+            s.current = setup_seat(s, s.setup_step)
+            s.phase = SETUP_SETTLEMENT
+        return None
+    _require_turn(s, p, MAIN, ROAD_BUILDING)
+    _require(s.pieces[p][ROADS] > 0, "no roads left (R-BUILD-4)", "no_pieces")
+    free = ph == ROAD_BUILDING
+    if not free:
+        _require(_covers(s.hands[p], (1, 1, 0, 0, 0)),
+                 "a road costs lumber and brick (R-BUILD-1)", "cannot_afford")
+    _require(s.edge_owner[edge] < 0, "edge taken", "illegal_placement")
+    _require(_road_connects(s, p, edge),
+             "a road must connect to your network, not through an opponent's building "
+             "(R-BUILD-1)", "illegal_placement")
+    if not free:
+        _pay(s, p, (1, 1, 0, 0, 0))
+    _place_road(s, p, edge)
+    ev.append(RoadBuilt(p, edge, free))
+    _update_longest_road(s, (p,), ev)
+    if free:
+        s.free_roads -= 1
+        if s.free_roads <= 0 or not s.pieces[p][ROADS] or not _road_spots(s, p):
+            s.free_roads = 0
+            s.phase = s.return_phase
+    return None
+
+
+def _build_city(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> None:
+    assert isinstance(a, BuildCity)
+    node = a.node
+    _check_node(node)
+    _require_turn(s, p, MAIN)
+    _require(s.pieces[p][CITIES] > 0, "no cities left (R-BUILD-4)", "no_pieces")
+    _require(_covers(s.hands[p], (0, 0, 0, 2, 3)),
+             "a city costs 2 grain and 3 ore (R-BUILD-3)", "cannot_afford")
+    _require(s.node_owner[node] == p and s.node_level[node] == 1,
+             "a city replaces one of your own settlements (R-BUILD-3)", "illegal_placement")
+    _pay(s, p, (0, 0, 0, 2, 3))
+    s.node_level[node] = 2
+    s.pieces[p][CITIES] -= 1
+    s.pieces[p][SETTLEMENTS] += 1
+    s.vp[p] += 1
+    ev.append(CityBuilt(p, node))
+    return None
+
+
+def _buy_dev(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> tuple[int]:
+    _require_turn(s, p, MAIN)
+    _require(_covers(s.hands[p], (0, 0, 1, 1, 1)),
+             "a development card costs wool, grain and ore (R-BUILD-5)", "cannot_afford")
+    deck = s.dev_deck
+    total = sum(deck)
+    _require(total > 0, "the development deck is empty (R-BUILD-5)", "deck_empty")
+    i = s.rng.below(total)
+    card = 0
+    while i >= deck[card]:
+        i -= deck[card]
+        card += 1
+    if chance is not None:
+        card = chance[0]
+        if not 0 <= card < 5 or deck[card] <= 0:
+            raise RulesError(f"recorded draw {card} is not in the deck", "invalid_log")
+    _pay(s, p, (0, 0, 1, 1, 1))
+    deck[card] -= 1
+    s.dev_hand[p][card] += 1
+    s.dev_new[p][card] += 1
+    ev.append(DevCardBought(p, card))
+    return (card,)
+
+
+def _start_dev(s: GameState, p: int, card: int) -> None:
+    _require_turn(s, p, PRE_ROLL, MAIN)
+    _require(not s.dev_played,
+             "only one development card per turn (R-DEV-2)", "dev_card_limit")
+    _require(s.dev_hand[p][card] > s.dev_new[p][card],
+             "no such development card that may be played now (R-DEV-1)", "no_card")
+
+
+def _finish_dev(s: GameState, p: int, card: int, ev: list[Event]) -> None:
+    s.dev_hand[p][card] -= 1
+    s.dev_played = True
+    ev.append(DevCardPlayed(p, card))
+
+
+def _play_knight(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> None:
+    _start_dev(s, p, KNIGHT)
+    _finish_dev(s, p, KNIGHT, ev)
+    s.knights[p] += 1
+    _update_largest_army(s, ev)
+    s.return_phase = MAIN if s.rolled else PRE_ROLL
+    s.phase = MOVE_ROBBER  # R-DEV-4: no discard step
+    return None
+
+
+def _play_road_building(
+    s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]
+) -> None:
+    _start_dev(s, p, RB_CARD)
+    _finish_dev(s, p, RB_CARD, ev)
+    free = min(2, s.pieces[p][ROADS])
+    if free and _road_spots(s, p):  # R-DEV-5: one, or none, if that is all that fits
+        s.free_roads = free
+        s.return_phase = s.phase
+        s.phase = ROAD_BUILDING
+    return None
+
+
+def _play_yop(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> None:
+    assert isinstance(a, PlayYearOfPlenty)
+    _start_dev(s, p, YEAR_OF_PLENTY)
+    bank = s.bank
+    first, second = a.first, a.second
+    if not 0 <= first < 5 or (second is not None and not 0 <= second < 5):
+        raise IllegalAction("no such resource", "bad_resource")
+    want = [0, 0, 0, 0, 0]
+    want[first] += 1
+    if second is not None:
+        want[second] += 1
+    else:
+        _require(sum(bank) == 1, "take two cards unless the bank holds only one (R-DEV-6)",
+                 "bank_short")
+    _require(_covers(bank, tuple(want)), "the bank does not hold those cards (R-DEV-6)",
+             "bank_short")
+    _finish_dev(s, p, YEAR_OF_PLENTY, ev)
+    hand = s.hands[p]
+    for r in range(5):
+        hand[r] += want[r]
+        bank[r] -= want[r]
+    ev.append(YearOfPlentyTaken(p, (want[0], want[1], want[2], want[3], want[4])))
+    return None
+
+
+def _play_monopoly(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> None:
+    assert isinstance(a, PlayMonopoly)
+    r = a.resource
+    _require(0 <= r < 5, "no such resource", "bad_resource")
+    _start_dev(s, p, MONOPOLY)
+    _finish_dev(s, p, MONOPOLY, ev)
+    taken = [0] * s.settings.players
+    for q in range(s.settings.players):
+        if q != p:
+            taken[q] = s.hands[q][r]
+            s.hands[q][r] = 0
+    s.hands[p][r] += sum(taken)
+    ev.append(MonopolyTaken(p, r, tuple(taken)))
+    return None
+
+
+def _roll(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> tuple[int, int]:
+    _require_turn(s, p, PRE_ROLL)
+    rng = s.rng
+    d1 = rng.below(6) + 1
+    d2 = rng.below(6) + 1
+    if chance is not None:
+        d1, d2 = chance[0], chance[1]
+        if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
+            raise RulesError(f"recorded dice {chance} are not dice", "invalid_log")
+    s.rolled = True
+    s.last_roll = (d1, d2)
+    ev.append(DiceRolled(p, (d1, d2)))
+    total = d1 + d2
+    if total == 7:  # R-ROBBER-1/2
+        owed = [sum(h) // 2 if sum(h) >= 8 else 0 for h in s.hands]
+        s.return_phase = MAIN
+        if any(owed):
+            s.discard_owed = owed
+            s.phase = DISCARD
+            ev.append(DiscardsOwed(tuple(owed)))
+        else:
+            s.phase = MOVE_ROBBER
+    else:
+        _produce(s, total, ev)
+        s.phase = MAIN
+    return (d1, d2)
+
+
+def _produce(s: GameState, number: int, ev: list[Event]) -> None:
+    n = s.settings.players
+    owed: list[list[int]] | None = None
+    robber = s.robber
+    no = s.node_owner
+    lv = s.node_level
+    for h, res, nodes in s.info.production[number]:
+        if h == robber:  # R-PROD-2
+            continue
+        for node in nodes:
+            o = no[node]
+            if o >= 0:
+                if owed is None:
+                    owed = [[0] * n for _ in range(5)]
+                owed[res][o] += lv[node]
+    if owed is None:
+        return
+    gains = [[0] * 5 for _ in range(n)]
+    withheld: list[int] = []
+    bank = s.bank
+    for res in range(5):
+        row = owed[res]
+        total = sum(row)
+        if not total:
+            continue
+        if total <= bank[res]:
+            for q in range(n):
+                if row[q]:
+                    gains[q][res] = row[q]
+        else:  # R-PROD-3
+            receivers = [q for q in range(n) if row[q]]
+            if len(receivers) == 1:
+                gains[receivers[0]][res] = bank[res]
+            else:
+                withheld.append(res)
+    for q in range(n):
+        g = gains[q]
+        hand = s.hands[q]
+        for res in range(5):
+            if g[res]:
+                hand[res] += g[res]
+                bank[res] -= g[res]
+    ev.append(Produced(tuple((g[0], g[1], g[2], g[3], g[4]) for g in gains), tuple(withheld)))
+
+
+def _discard(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> None:
+    assert isinstance(a, Discard)
+    if s.phase != DISCARD:
+        raise IllegalAction("nobody is discarding now", "wrong_phase")
+    owed = s.discard_owed[p]
+    if not owed:
+        raise NotYourTurn(f"seat {p} owes no discard")
+    cards = a.cards
+    _require(sum(cards) == owed, f"discard exactly {owed} cards (R-ROBBER-2)", "wrong_count")
+    _require(all(c >= 0 for c in cards) and _covers(s.hands[p], cards),
+             "you do not hold those cards", "cannot_afford")
+    hand = s.hands[p]
+    for r in range(5):
+        hand[r] -= cards[r]
+        s.bank[r] += cards[r]
+    s.discard_owed[p] = 0
+    ev.append(Discarded(p, cards))
+    if not any(s.discard_owed):
+        s.phase = MOVE_ROBBER  # R-ROBBER-3
+    return None
+
+
+def _move_robber(
+    s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]
+) -> tuple[int] | None:
+    assert isinstance(a, MoveRobber)
+    _require_turn(s, p, MOVE_ROBBER)
+    h = a.hex
+    _require(0 <= h < NUM_HEXES, f"no hex {h}", "bad_location")
+    _require(h != s.robber, "the robber must move to a different hex (R-ROBBER-3)",
+             "illegal_placement")
+    s.robber = h
+    ev.append(RobberMoved(p, h))
+    no = s.node_owner
+    victims = sorted({no[n] for n in HEX_NODES[h] if no[n] >= 0 and no[n] != p})
+    if not victims:
+        s.phase = s.return_phase
+        return None
+    if len(victims) == 1:
+        out = _take_card(s, p, victims[0], chance, ev)
+        s.phase = s.return_phase
+        return out
+    s.steal_from = tuple(victims)
+    s.phase = STEAL
+    return None
+
+
+def _steal(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> tuple[int]:
+    assert isinstance(a, Steal)
+    _require_turn(s, p, STEAL)
+    _require(a.victim in s.steal_from,
+             "steal from an opponent with a building on the robber's hex (R-ROBBER-4)",
+             "bad_victim")
+    out = _take_card(s, p, a.victim, chance, ev)
+    s.steal_from = ()
+    s.phase = s.return_phase
+    return out
+
+
+def _take_card(s: GameState, thief: int, victim: int, chance: Chance, ev: list[Event]) -> tuple[int]:
+    hand = s.hands[victim]
+    total = sum(hand)
+    if not total:
+        if chance is not None and chance[0] != -1:
+            raise RulesError("recorded steal from an empty hand", "invalid_log")
+        ev.append(Stolen(thief, victim, 0, None))
+        return (-1,)
+    i = s.rng.below(total)
+    r = 0
+    while i >= hand[r]:
+        i -= hand[r]
+        r += 1
+    if chance is not None:
+        r = chance[0]
+        if not 0 <= r < 5 or hand[r] <= 0:
+            raise RulesError(f"recorded stolen card {r} is not in the hand", "invalid_log")
+    hand[r] -= 1
+    s.hands[thief][r] += 1
+    ev.append(Stolen(thief, victim, 1, r))
+    return (r,)
+
+
+def _maritime(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> None:
+    assert isinstance(a, MaritimeTrade)
+    _require_turn(s, p, MAIN)
+    give, get = a.give, a.get
+    _require(0 <= give < 5 and 0 <= get < 5, "no such resource", "bad_resource")
+    _require(give != get, "trade for a different resource", "bad_trade")
+    ratio = s.ratios[p][give]
+    hand = s.hands[p]
+    _require(hand[give] >= ratio, f"you need {ratio} of that resource (R-TRADE-3)",
+             "cannot_afford")
+    _require(s.bank[get] > 0, "the bank has none of that resource (R-TRADE-3)", "bank_short")
+    hand[give] -= ratio
+    s.bank[give] += ratio
+    hand[get] += 1
+    s.bank[get] -= 1
+    ev.append(MaritimeTraded(p, give, ratio, get))
+    return None
+
+
+def _check_terms(give: tuple[int, ...], get: tuple[int, ...]) -> None:
+    _require(len(give) == 5 and len(get) == 5, "terms are 5 resource counts", "bad_trade")
+    _require(all(x >= 0 for x in give) and all(x >= 0 for x in get),
+             "counts cannot be negative", "bad_trade")
+    _require(sum(give) > 0 and sum(get) > 0,
+             "both sides give at least one card: no gifts (R-TRADE-2)", "bad_trade")
+    _require(all(not (give[r] and get[r]) for r in range(5)),
+             "a resource cannot be on both sides of a trade", "bad_trade")
+
+
+def _offer(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> None:
+    assert isinstance(a, OfferTrade)
+    _require_turn(s, p, MAIN)
+    _check_terms(a.give, a.get)
+    _require(_covers(s.hands[p], a.give), "you do not hold the cards you offer",
+             "cannot_afford")
+    n = s.settings.players
+    if a.to is not None:
+        _require(0 <= a.to < n and a.to != p, "offer to another seat of this game",
+                 "bad_trade")
+        targets: tuple[int, ...] = (a.to,)
+    else:
+        targets = tuple(q for q in range(n) if q != p)
+    status = tuple(0 if q in targets else -1 for q in range(n))
+    s.trade = Trade(p, a.give, a.get, status, (None,) * n)
+    s.phase = TRADE
+    ev.append(TradeOffered(p, a.give, a.get, targets))
+    return None
+
+
+def _answering(s: GameState, p: int) -> Trade:
+    if s.phase != TRADE:
+        raise IllegalAction("no trade offer is open", "wrong_phase")
+    t = s.trade
+    assert t is not None
+    if not 0 <= p < len(t.status) or t.status[p] != 0:
+        raise NotYourTurn(f"seat {p} has no trade offer to answer")
+    return t
+
+
+def _set_status(t: Trade, p: int, st: int, counter: object = None) -> Trade:
+    status = list(t.status)
+    status[p] = st
+    counters = list(t.counters)
+    counters[p] = counter  # type: ignore[call-overload]
+    return Trade(t.offerer, t.give, t.get, tuple(status), tuple(counters))
+
+
+def _accept(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> None:
+    t = _answering(s, p)
+    _require(_covers(s.hands[p], t.get), "you do not hold the cards asked for",
+             "cannot_afford")
+    s.trade = _set_status(t, p, 1)
+    ev.append(TradeAnswered(p, True))
+    return None
+
+
+def _reject(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> None:
+    t = _answering(s, p)
+    s.trade = _set_status(t, p, 2)
+    ev.append(TradeAnswered(p, False))
+    return None
+
+
+def _counter(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> None:
+    assert isinstance(a, CounterOffer)
+    t = _answering(s, p)
+    _check_terms(a.give, a.get)
+    _require(_covers(s.hands[p], a.give), "you do not hold the cards you offer",
+             "cannot_afford")
+    s.trade = _set_status(t, p, 3, (a.give, a.get))
+    ev.append(TradeCountered(p, a.give, a.get))
+    return None
+
+
+def _trade_terms(
+    s: GameState, t: Trade, q: int
+) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """What the current player gives and gets when trading with ``q``, if both
+    still hold their side; None otherwise."""
+    if not 0 <= q < len(t.status):
+        return None
+    st = t.status[q]
+    if st == 1:
+        gives, gets = t.give, t.get
+    elif st == 3:
+        c = t.counters[q]
+        assert c is not None
+        gets, gives = c
+    else:
+        return None
+    if _covers(s.hands[s.current], gives) and _covers(s.hands[q], gets):
+        return gives, gets
+    return None
+
+
+def _confirm(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> None:
+    assert isinstance(a, ConfirmTrade)
+    _require_turn(s, p, TRADE)
+    t = s.trade
+    assert t is not None
+    terms = _trade_terms(s, t, a.seat)
+    _require(terms is not None,
+             "confirm with a seat that accepted or counter-offered", "bad_trade")
+    assert terms is not None
+    gives, gets = terms
+    q = a.seat
+    mine, theirs = s.hands[p], s.hands[q]
+    for r in range(5):
+        mine[r] += gets[r] - gives[r]
+        theirs[r] += gives[r] - gets[r]
+    s.trade = None
+    s.phase = MAIN
+    ev.append(TradeCompleted(p, q, _five(gives), _five(gets)))
+    return None
+
+
+def _cancel(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> None:
+    _require_turn(s, p, TRADE)
+    s.trade = None
+    s.phase = MAIN
+    ev.append(TradeCancelled(p))
+    return None
+
+
+def _five(c: tuple[int, ...]) -> tuple[int, int, int, int, int]:
+    return (c[0], c[1], c[2], c[3], c[4])
+
+
+def _end_turn(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> None:
+    _require_turn(s, p, MAIN)
+    ev.append(TurnEnded(p))
+    _start_turn(s, (p + 1) % s.settings.players, ev)
+    return None
+
+
+def _start_turn(s: GameState, seat: int, ev: list[Event]) -> None:
+    s.current = seat
+    s.turn += 1
+    s.rolled = False
+    s.dev_played = False
+    for new in s.dev_new:
+        new[0] = new[1] = new[2] = new[3] = new[4] = 0
+    s.phase = PRE_ROLL
+    s.last_roll = None
+    ev.append(TurnStarted(seat, s.turn))
+    if s.vp[seat] + s.dev_hand[seat][VICTORY_POINT] >= s.settings.vp_target:
+        _end_game(s, seat, ev)  # R-WIN-2
+    elif s.settings.turn_cap and s.turn > s.settings.turn_cap:
+        _end_game(s, -1, ev)
+
+
+def _end_game(s: GameState, winner: int, ev: list[Event]) -> None:
+    s.phase = GAME_OVER
+    s.winner = winner
+    n = s.settings.players
+    ev.append(
+        GameOver(
+            None if winner < 0 else winner,
+            tuple(s.vp[q] + s.dev_hand[q][VICTORY_POINT] for q in range(n)),
+            tuple(s.dev_hand[q][VICTORY_POINT] for q in range(n)),
+        )
+    )
+
+
+# --- Longest Road and Largest Army --------------------------------------------
+
+
+def longest_road(s: GameState, p: int) -> int:
+    """Length of ``p``'s longest road (R-LR-1): the longest trail over ``p``'s
+    roads using no edge twice, broken at opponents' buildings only."""
+    roads = s.roads[p]
+    if not roads:
+        return 0
+    eo = s.edge_owner
+    no = s.node_owner
+    limit = len(roads)
+    best = 0
+
+    def dfs(node: int, used: int, length: int) -> None:
+        nonlocal best
+        if length > best:
+            best = length
+        if length:
+            o = no[node]
+            if o >= 0 and o != p:
+                return
+        for e in NODE_EDGES[node]:
+            if eo[e] == p and not (used >> e) & 1:
+                dfs(EDGE_OTHER[e][node], used | (1 << e), length + 1)
+
+    starts: set[int] = set()
+    for e in roads:
+        starts.update(EDGE_NODES[e])
+    for n in sorted(starts):
+        dfs(n, 0, 0)
+        if best == limit:
+            break
+    return best
+
+
+def _update_longest_road(s: GameState, recount: tuple[int, ...] | list[int],
+                         ev: list[Event]) -> None:
+    """Recount ``recount`` and reassign Longest Road (R-LR-2/3)."""
+    lens = s.road_len
+    for q in recount:
+        lens[q] = longest_road(s, q)
+    holder = s.lr_holder
+    best = max(lens)
+    if holder >= 0 and lens[holder] >= best and lens[holder] >= 5:
+        return
+    leaders = [q for q in range(len(lens)) if lens[q] == best]
+    new = leaders[0] if best >= 5 and len(leaders) == 1 else -1
+    if new == holder:
+        return
+    if holder >= 0:
+        s.vp[holder] -= 2  # R-LA-2 holds for both special cards
+    if new >= 0:
+        s.vp[new] += 2
+    s.lr_holder = new
+    ev.append(LongestRoadChanged(None if new < 0 else new, best))
+
+
+def _update_largest_army(s: GameState, ev: list[Event]) -> None:
+    """Reassign Largest Army (R-LA-1): 3+ knights and strictly more than the holder."""
+    k = s.knights
+    holder = s.la_holder
+    best = max(k)
+    if holder >= 0 and k[holder] >= best and k[holder] >= 3:
+        return
+    leaders = [q for q in range(len(k)) if k[q] == best]
+    new = leaders[0] if best >= 3 and len(leaders) == 1 else -1
+    if new == holder:
+        return
+    if holder >= 0:
+        s.vp[holder] -= 2
+    if new >= 0:
+        s.vp[new] += 2
+    s.la_holder = new
+    ev.append(LargestArmyChanged(None if new < 0 else new, best))
+
+
+_HANDLERS: dict[type[Action], Handler] = {
+    BuildRoad: _build_road,
+    BuildSettlement: _build_settlement,
+    BuildCity: _build_city,
+    BuyDevCard: _buy_dev,
+    PlayKnight: _play_knight,
+    PlayRoadBuilding: _play_road_building,
+    PlayYearOfPlenty: _play_yop,
+    PlayMonopoly: _play_monopoly,
+    RollDice: _roll,
+    Discard: _discard,
+    MoveRobber: _move_robber,
+    Steal: _steal,
+    MaritimeTrade: _maritime,
+    OfferTrade: _offer,
+    AcceptTrade: _accept,
+    RejectTrade: _reject,
+    CounterOffer: _counter,
+    ConfirmTrade: _confirm,
+    CancelTrade: _cancel,
+    EndTurn: _end_turn,
+}

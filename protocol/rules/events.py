@@ -1,0 +1,261 @@
+"""Events: what an applied action caused, as frozen dataclasses.
+
+``apply`` returns the full (unredacted) events; before an event leaves the
+authority it goes through :func:`redact` for each recipient, which hides what
+that seat may not know: the type of a bought development card (known to the
+buyer only) and which card a robber took (known to thief and victim only).
+A spectator is ``seat = None``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from typing import Any, ClassVar
+
+Cards = tuple[int, int, int, int, int]
+
+
+def _plain(v: object) -> object:
+    if isinstance(v, tuple):
+        return [_plain(x) for x in v]
+    return v
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    name: ClassVar[str] = "event"
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"type": self.name}
+        for f in fields(self):
+            d[f.name] = _plain(getattr(self, f.name))
+        return d
+
+    def for_seat(self, seat: int | None) -> Event:
+        """This event as ``seat`` may see it (public events are returned as is)."""
+        return self
+
+
+@dataclass(frozen=True, slots=True)
+class TurnStarted(Event):
+    seat: int
+    turn: int
+    name: ClassVar[str] = "turn_started"
+
+
+@dataclass(frozen=True, slots=True)
+class TurnEnded(Event):
+    seat: int
+    name: ClassVar[str] = "turn_ended"
+
+
+@dataclass(frozen=True, slots=True)
+class DiceRolled(Event):
+    seat: int
+    dice: tuple[int, int]
+    name: ClassVar[str] = "dice_rolled"
+
+
+@dataclass(frozen=True, slots=True)
+class Produced(Event):
+    """Cards each seat received on a roll; ``withheld`` lists resources nobody
+    received because the bank ran short (R-PROD-3)."""
+
+    gains: tuple[Cards, ...]
+    withheld: tuple[int, ...]
+    name: ClassVar[str] = "produced"
+
+
+@dataclass(frozen=True, slots=True)
+class SetupIncome(Event):
+    seat: int
+    cards: Cards
+    name: ClassVar[str] = "setup_income"
+
+
+@dataclass(frozen=True, slots=True)
+class DiscardsOwed(Event):
+    owed: tuple[int, ...]
+    name: ClassVar[str] = "discards_owed"
+
+
+@dataclass(frozen=True, slots=True)
+class Discarded(Event):
+    seat: int
+    cards: Cards
+    name: ClassVar[str] = "discarded"
+
+
+@dataclass(frozen=True, slots=True)
+class RobberMoved(Event):
+    seat: int
+    hex: int
+    name: ClassVar[str] = "robber_moved"
+
+
+@dataclass(frozen=True, slots=True)
+class Stolen(Event):
+    """``count`` is 0 when the victim had no card. ``resource`` is None when
+    nothing moved, and in every copy but the thief's and the victim's."""
+
+    thief: int
+    victim: int
+    count: int
+    resource: int | None
+    name: ClassVar[str] = "stolen"
+
+    def for_seat(self, seat: int | None) -> Event:
+        if seat == self.thief or seat == self.victim or self.resource is None:
+            return self
+        return replace(self, resource=None)
+
+
+@dataclass(frozen=True, slots=True)
+class RoadBuilt(Event):
+    seat: int
+    edge: int
+    free: bool
+    name: ClassVar[str] = "road_built"
+
+
+@dataclass(frozen=True, slots=True)
+class SettlementBuilt(Event):
+    seat: int
+    node: int
+    free: bool
+    name: ClassVar[str] = "settlement_built"
+
+
+@dataclass(frozen=True, slots=True)
+class CityBuilt(Event):
+    seat: int
+    node: int
+    name: ClassVar[str] = "city_built"
+
+
+@dataclass(frozen=True, slots=True)
+class DevCardBought(Event):
+    """``card`` is known to the buyer only (None in every other copy)."""
+
+    seat: int
+    card: int | None
+    name: ClassVar[str] = "dev_card_bought"
+
+    def for_seat(self, seat: int | None) -> Event:
+        if seat == self.seat or self.card is None:
+            return self
+        return replace(self, card=None)
+
+
+@dataclass(frozen=True, slots=True)
+class DevCardPlayed(Event):
+    seat: int
+    card: int
+    name: ClassVar[str] = "dev_card_played"
+
+
+@dataclass(frozen=True, slots=True)
+class YearOfPlentyTaken(Event):
+    seat: int
+    cards: Cards
+    name: ClassVar[str] = "year_of_plenty_taken"
+
+
+@dataclass(frozen=True, slots=True)
+class MonopolyTaken(Event):
+    seat: int
+    resource: int
+    taken: tuple[int, ...]
+    name: ClassVar[str] = "monopoly_taken"
+
+
+@dataclass(frozen=True, slots=True)
+class MaritimeTraded(Event):
+    seat: int
+    give: int
+    count: int
+    get: int
+    name: ClassVar[str] = "maritime_traded"
+
+
+@dataclass(frozen=True, slots=True)
+class TradeOffered(Event):
+    seat: int
+    give: Cards
+    get: Cards
+    to: tuple[int, ...]
+    name: ClassVar[str] = "trade_offered"
+
+
+@dataclass(frozen=True, slots=True)
+class TradeAnswered(Event):
+    seat: int
+    accepted: bool
+    name: ClassVar[str] = "trade_answered"
+
+
+@dataclass(frozen=True, slots=True)
+class TradeCountered(Event):
+    seat: int
+    give: Cards
+    get: Cards
+    name: ClassVar[str] = "trade_countered"
+
+
+@dataclass(frozen=True, slots=True)
+class TradeCompleted(Event):
+    """``seat`` (the current player) gave ``gave`` to ``partner`` and got ``got``."""
+
+    seat: int
+    partner: int
+    gave: Cards
+    got: Cards
+    name: ClassVar[str] = "trade_completed"
+
+
+@dataclass(frozen=True, slots=True)
+class TradeCancelled(Event):
+    seat: int
+    name: ClassVar[str] = "trade_cancelled"
+
+
+@dataclass(frozen=True, slots=True)
+class LongestRoadChanged(Event):
+    holder: int | None
+    length: int
+    name: ClassVar[str] = "longest_road_changed"
+
+
+@dataclass(frozen=True, slots=True)
+class LargestArmyChanged(Event):
+    holder: int | None
+    knights: int
+    name: ClassVar[str] = "largest_army_changed"
+
+
+@dataclass(frozen=True, slots=True)
+class GameOver(Event):
+    """The game ended: ``scores`` are total VP with victory point cards revealed.
+    ``winner`` is None when an automated run's turn cap stopped the game."""
+
+    winner: int | None
+    scores: tuple[int, ...]
+    vp_cards: tuple[int, ...]
+    name: ClassVar[str] = "game_over"
+
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.name: cls
+    for cls in (
+        TurnStarted, TurnEnded, DiceRolled, Produced, SetupIncome, DiscardsOwed, Discarded,
+        RobberMoved, Stolen, RoadBuilt, SettlementBuilt, CityBuilt, DevCardBought,
+        DevCardPlayed, YearOfPlentyTaken, MonopolyTaken, MaritimeTraded, TradeOffered,
+        TradeAnswered, TradeCountered, TradeCompleted, TradeCancelled, LongestRoadChanged,
+        LargestArmyChanged, GameOver,
+    )
+}
+
+
+def redact(events: list[Event], seat: int | None) -> list[Event]:
+    """The events as ``seat`` (None: a spectator) may see them."""
+    return [e.for_seat(seat) for e in events]

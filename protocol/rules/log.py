@@ -1,0 +1,92 @@
+"""The game's action log and exact replay.
+
+A log is the game's header (settings, seed, board, starting seat) plus one
+entry per accepted action: ``(seat, action, outcome)``, where ``outcome``
+records what chance decided (dice, the development card drawn, the card
+stolen; None for actions without chance). Replaying feeds the recorded
+outcomes back, so a log replays to the same state on any Python version even
+if the generator changed.
+
+Plain form (msgpack-able), also documented in ``docs/RULES_DATA.md``::
+
+    {"settings": {...}, "seed": int, "board": {...}, "first_seat": int,
+     "steps": [[seat, {action}, [outcome...] or nil], ...]}
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .actions import action_from_dict
+from .board import Board
+from .engine import apply, new_game
+from .errors import InvalidLog, RulesError
+from .state import GameState, LogEntry, Settings
+
+
+def entry_to_dict(e: LogEntry) -> list[Any]:
+    seat, action, outcome = e
+    return [seat, action.to_dict(), None if outcome is None else list(outcome)]
+
+
+def entry_from_dict(d: Any) -> LogEntry:
+    if not isinstance(d, list | tuple) or len(d) != 3 or type(d[0]) is not int:
+        raise InvalidLog(f"bad log entry {d!r}")
+    outcome = d[2]
+    if outcome is not None and (
+        not isinstance(outcome, list | tuple) or not all(type(x) is int for x in outcome)
+    ):
+        raise InvalidLog(f"bad outcome in log entry {d!r}")
+    return (d[0], action_from_dict(d[1]), None if outcome is None else tuple(outcome))
+
+
+@dataclass(frozen=True, slots=True)
+class GameLog:
+    settings: Settings
+    seed: int
+    board: Board
+    first_seat: int
+    steps: tuple[LogEntry, ...]
+
+    @classmethod
+    def of(cls, s: GameState) -> GameLog:
+        """The log of a game (which must have been created with a log)."""
+        if s.log is None:
+            raise RulesError("this state keeps no log (a copy?)", "no_log")
+        return cls(s.settings, s.seed, s.board, s.first_seat, tuple(s.log))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "settings": self.settings.to_dict(),
+            "seed": self.seed,
+            "board": self.board.to_dict(),
+            "first_seat": self.first_seat,
+            "steps": [entry_to_dict(e) for e in self.steps],
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> GameLog:
+        try:
+            return cls(
+                Settings.from_dict(d["settings"]),
+                int(d["seed"]),
+                Board.from_dict(d["board"]),
+                int(d["first_seat"]),
+                tuple(entry_from_dict(e) for e in d["steps"]),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InvalidLog(f"bad game log: {exc}") from exc
+
+
+def replay(log: GameLog, upto: int | None = None) -> GameState:
+    """Rebuild the game from its log (the first ``upto`` steps, or all)."""
+    s = new_game(log.settings, log.seed, board=log.board, first_seat=log.first_seat)
+    steps = log.steps if upto is None else log.steps[:upto]
+    for i, (seat, action, outcome) in enumerate(steps):
+        try:
+            apply(s, action, seat, outcome)
+        except RulesError as exc:
+            raise InvalidLog(f"step {i} ({action.name} by seat {seat}) does not replay: "
+                             f"{exc}") from exc
+    return s

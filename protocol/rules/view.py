@@ -1,0 +1,102 @@
+"""Per-seat views: what one seat (or a spectator) may know.
+
+A view holds the seat's own hand and development cards, every seat's card
+*counts*, and public facts. It never holds another seat's hand or
+development cards, the deck's contents or order, the RNG state or the seed.
+The view is plain msgpack-able data; its keys are documented in
+``docs/RULES_DATA.md``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .board import NUM_EDGES, NUM_NODES
+from .engine import legal_actions, to_act
+from .state import (
+    DEV_CARDS,
+    KNIGHT,
+    MONOPOLY,
+    PHASE_NAMES,
+    ROAD_BUILDING,
+    VICTORY_POINT,
+    YEAR_OF_PLENTY,
+    GameState,
+    Phase,
+)
+
+_PLAY_NAMES = {
+    KNIGHT: "play_knight",
+    ROAD_BUILDING: "play_road_building",
+    YEAR_OF_PLENTY: "play_year_of_plenty",
+    MONOPOLY: "play_monopoly",
+}
+
+
+def observe(s: GameState, seat: int | None) -> dict[str, Any]:
+    """The view of ``seat`` (``None``: a spectator, public facts only)."""
+    n = s.settings.players
+    over = s.phase == Phase.GAME_OVER
+    seats = []
+    for q in range(n):
+        seats.append(
+            {
+                "cards": sum(s.hands[q]),
+                "dev_cards": sum(s.dev_hand[q]),
+                "knights": s.knights[q],
+                "vp": s.vp[q],
+                "road_length": s.road_len[q],
+                "pieces": s.pieces[q][:],
+                "discard_owed": s.discard_owed[q],
+            }
+        )
+    trade = None
+    if s.trade is not None:
+        trade = s.trade.to_dict()
+    view: dict[str, Any] = {
+        "seat": seat,
+        "players": n,
+        "vp_target": s.settings.vp_target,
+        "board": s.board.to_dict(),
+        "robber": s.robber,
+        "buildings": [
+            [node, s.node_owner[node], s.node_level[node]]
+            for node in range(NUM_NODES)
+            if s.node_owner[node] >= 0
+        ],
+        "roads": [[e, s.edge_owner[e]] for e in range(NUM_EDGES) if s.edge_owner[e] >= 0],
+        "phase": PHASE_NAMES[s.phase],
+        "turn": s.turn,
+        "current": s.current,
+        "to_act": list(to_act(s)),
+        "rolled": s.rolled,
+        "last_roll": None if s.last_roll is None else list(s.last_roll),
+        "dev_played": s.dev_played,
+        "free_roads": s.free_roads,
+        "setup_node": s.setup_node if s.phase == Phase.SETUP_ROAD else None,
+        "steal_from": list(s.steal_from),
+        "trade": trade,
+        "bank": s.bank[:],
+        "dev_deck": sum(s.dev_deck),
+        "longest_road": None if s.lr_holder < 0 else s.lr_holder,
+        "largest_army": None if s.la_holder < 0 else s.la_holder,
+        "seats": seats,
+        "winner": None if s.winner < 0 else s.winner,
+        "final_scores": [s.total_vp(q) for q in range(n)] if over else None,
+        "you": None,
+    }
+    if seat is not None and 0 <= seat < n:
+        playable = []
+        if not over:
+            names = {a.name for a in legal_actions(s, seat)}
+            playable = [DEV_CARDS[c] for c, nm in _PLAY_NAMES.items() if nm in names]
+        view["you"] = {
+            "hand": s.hands[seat][:],
+            "dev_cards": s.dev_hand[seat][:],
+            "dev_new": s.dev_new[seat][:],
+            "dev_playable": playable,
+            "vp_total": s.total_vp(seat),
+            "vp_cards": s.dev_hand[seat][VICTORY_POINT],
+            "ratios": s.ratios[seat][:],
+        }
+    return view

@@ -1,0 +1,1 @@
+"""Wire protocol (sans-I/O msgpack framing); see the protocol issue."""

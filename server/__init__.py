@@ -1,0 +1,1 @@
+"""Authoritative asyncio game server (see the server issue)."""
