@@ -1,0 +1,13 @@
+"""Kaitaku bots: the bot interface, built-in bots and the in-process runner."""
+
+from .base import Bot
+from .greedy import GreedyBot
+from .local import GameResult, IllegalBotAction, LazyView, play_game
+from .random_bot import RandomBot
+
+BUILTIN_BOTS: dict[str, type[Bot]] = {"random": RandomBot, "greedy": GreedyBot}
+
+__all__ = [
+    "BUILTIN_BOTS", "Bot", "GameResult", "GreedyBot", "IllegalBotAction", "LazyView",
+    "RandomBot", "play_game",
+]

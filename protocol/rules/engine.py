@@ -93,6 +93,7 @@ from .state import (
     YEAR_OF_PLENTY,
     BoardInfo,
     GameState,
+    add_production_node,
     Phase,
     Settings,
     Trade,
@@ -193,6 +194,7 @@ def new_game(
     s.winner = -1
     s.last_roll = None
     s.vp = [0] * n
+    s.prod_nodes = [()] * 13
     s.log = []
     return s
 
@@ -470,6 +472,7 @@ def _pay(s: GameState, p: int, cost: tuple[int, ...]) -> None:
 
 def _place_settlement(s: GameState, p: int, node: int) -> None:
     s.node_owner[node] = p
+    add_production_node(s, node)
     s.node_level[node] = 1
     s.pieces[p][SETTLEMENTS] -= 1
     s.vp[p] += 1
@@ -739,9 +742,9 @@ def _play_monopoly(s: GameState, p: int, a: Action, chance: Chance, ev: list[Eve
 
 def _roll(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> tuple[int, int]:
     _require_turn(s, p, PRE_ROLL)
-    rng = s.rng
-    d1 = rng.below(6) + 1
-    d2 = rng.below(6) + 1
+    x = s.rng.below(36)
+    d1 = x // 6 + 1
+    d2 = x % 6 + 1
     if chance is not None:
         d1, d2 = chance[0], chance[1]
         if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
@@ -766,47 +769,51 @@ def _roll(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> t
 
 
 def _produce(s: GameState, number: int, ev: list[Event]) -> None:
+    """R-PROD-1..4: pay every building next to an unrobbed hex showing ``number``."""
+    entries = s.prod_nodes[number]
+    if not entries:
+        return
     n = s.settings.players
-    owed: list[list[int]] | None = None
     robber = s.robber
     no = s.node_owner
     lv = s.node_level
-    for h, res, nodes in s.info.production[number]:
-        if h == robber:  # R-PROD-2
-            continue
-        for node in nodes:
-            o = no[node]
-            if o >= 0:
-                if owed is None:
-                    owed = [[0] * n for _ in range(5)]
-                owed[res][o] += lv[node]
-    if owed is None:
+    gains = [[0, 0, 0, 0, 0] for _ in range(n)]
+    touched = 0
+    for h, res, node in entries:
+        if h != robber:  # R-PROD-2
+            gains[no[node]][res] += lv[node]
+            touched |= 1 << res
+    if not touched:
         return
-    gains = [[0] * 5 for _ in range(n)]
     withheld: list[int] = []
     bank = s.bank
+    hands = s.hands
     for res in range(5):
-        row = owed[res]
-        total = sum(row)
-        if not total:
+        if not (touched >> res) & 1:
             continue
-        if total <= bank[res]:
-            for q in range(n):
-                if row[q]:
-                    gains[q][res] = row[q]
-        else:  # R-PROD-3
-            receivers = [q for q in range(n) if row[q]]
-            if len(receivers) == 1:
-                gains[receivers[0]][res] = bank[res]
-            else:
+        total = 0
+        receivers = 0
+        for g in gains:
+            c = g[res]
+            if c:
+                total += c
+                receivers += 1
+        left = bank[res]
+        if total > left:  # R-PROD-3
+            if receivers > 1:  # several receivers: nobody gets any
                 withheld.append(res)
-    for q in range(n):
-        g = gains[q]
-        hand = s.hands[q]
-        for res in range(5):
-            if g[res]:
-                hand[res] += g[res]
-                bank[res] -= g[res]
+                for g in gains:
+                    g[res] = 0
+                continue
+            for g in gains:  # a single receiver takes what is left
+                if g[res]:
+                    g[res] = left
+            total = left
+        for q in range(n):
+            c = gains[q][res]
+            if c:
+                hands[q][res] += c
+        bank[res] = left - total
     ev.append(Produced(tuple((g[0], g[1], g[2], g[3], g[4]) for g in gains), tuple(withheld)))
 
 
@@ -1048,12 +1055,12 @@ def _end_turn(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) 
 
 
 def _start_turn(s: GameState, seat: int, ev: list[Event]) -> None:
+    new = s.dev_new[s.current]  # only the player whose turn ends can have bought cards
+    new[0] = new[1] = new[2] = new[3] = new[4] = 0
     s.current = seat
     s.turn += 1
     s.rolled = False
     s.dev_played = False
-    for new in s.dev_new:
-        new[0] = new[1] = new[2] = new[3] = new[4] = 0
     s.phase = PRE_ROLL
     s.last_roll = None
     ev.append(TurnStarted(seat, s.turn))
@@ -1081,34 +1088,71 @@ def _end_game(s: GameState, winner: int, ev: list[Event]) -> None:
 
 def longest_road(s: GameState, p: int) -> int:
     """Length of ``p``'s longest road (R-LR-1): the longest trail over ``p``'s
-    roads using no edge twice, broken at opponents' buildings only."""
+    roads using no edge twice, broken at opponents' buildings only.
+
+    A depth-first search over trails, started only where a longest trail can
+    start: at nodes of odd degree in ``p``'s road graph or holding an
+    opponent's building. (A trail starting at an unblocked node of degree 2
+    can be extended there, unless it is closed; a closed trail can be rotated
+    to start at any node of degree 3 or blocked node on it.) A connected
+    piece with no such node is a plain cycle, whose length is its size.
+    """
     roads = s.roads[p]
     if not roads:
         return 0
-    eo = s.edge_owner
     no = s.node_owner
-    limit = len(roads)
+    adj: dict[int, list[tuple[int, int]]] = {}
+    for i, e in enumerate(roads):
+        a, b = EDGE_NODES[e]
+        bit = 1 << i
+        if a in adj:
+            adj[a].append((bit, b))
+        else:
+            adj[a] = [(bit, b)]
+        if b in adj:
+            adj[b].append((bit, a))
+        else:
+            adj[b] = [(bit, a)]
+    blocked = {n for n in adj if no[n] >= 0 and no[n] != p}
+    starts = [n for n, links in adj.items() if len(links) & 1 or n in blocked]
     best = 0
 
     def dfs(node: int, used: int, length: int) -> None:
         nonlocal best
         if length > best:
             best = length
-        if length:
-            o = no[node]
-            if o >= 0 and o != p:
-                return
-        for e in NODE_EDGES[node]:
-            if eo[e] == p and not (used >> e) & 1:
-                dfs(EDGE_OTHER[e][node], used | (1 << e), length + 1)
+        if length and node in blocked:
+            return
+        for bit, other in adj[node]:
+            if not used & bit:
+                dfs(other, used | bit, length + 1)
 
-    starts: set[int] = set()
-    for e in roads:
-        starts.update(EDGE_NODES[e])
+    limit = len(roads)
     for n in sorted(starts):
         dfs(n, 0, 0)
         if best == limit:
-            break
+            return best
+    if len(starts) < len(adj):
+        # Connected pieces without a start node are cycles: count their edges.
+        start_set = set(starts)
+        seen: set[int] = set()
+        for root in adj:
+            if root in seen:
+                continue
+            seen.add(root)
+            stack = [root]
+            size = 0
+            has_start = False
+            while stack:
+                v = stack.pop()
+                size += 1
+                has_start = has_start or v in start_set
+                for _, w in adj[v]:
+                    if w not in seen:
+                        seen.add(w)
+                        stack.append(w)
+            if not has_start and size > best:
+                best = size  # a cycle has as many edges as nodes
     return best
 
 

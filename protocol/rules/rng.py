@@ -15,6 +15,7 @@ from __future__ import annotations
 
 _MASK = (1 << 64) - 1
 _GAMMA = 0x9E3779B97F4A7C15
+_LIMITS = tuple((1 << 64) - ((1 << 64) % n) if n else 0 for n in range(64))
 
 
 class Rng:
@@ -35,9 +36,12 @@ class Rng:
         """A uniform integer in ``[0, n)``; ``n`` must be positive."""
         if n <= 0:
             raise ValueError("below() needs n > 0")
-        limit = (1 << 64) - ((1 << 64) % n)
+        limit = _LIMITS[n] if n < 64 else (1 << 64) - ((1 << 64) % n)
         while True:
-            x = self.next64()
+            self.state = s = (self.state + _GAMMA) & _MASK
+            z = ((s ^ (s >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+            x = z ^ (z >> 31)
             if x < limit:
                 return x % n
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from .board import (
     HEX_NODES,
+    NODE_HEXES,
     NUM_EDGES,
     NUM_NODES,
     Board,
@@ -135,6 +136,16 @@ class BoardInfo:
         self.desert = board.desert
 
 
+def add_production_node(s: GameState, node: int) -> None:
+    """Index a new building for production: ``s.prod_nodes[number]`` lists
+    ``(hex, resource, node)`` for every building next to a hex with ``number``."""
+    board = s.info.board
+    for h in NODE_HEXES[node]:
+        number = board.numbers[h]
+        if number:
+            s.prod_nodes[number] = (*s.prod_nodes[number], (h, board.terrain[h], node))
+
+
 # Log entries: (seat, action, chance outcome or None).
 LogEntry = tuple[int, Any, tuple[int, ...] | None]
 
@@ -148,7 +159,7 @@ class GameState:
         "dev_played", "knights", "node_owner", "node_level", "edge_owner", "roads", "reach",
         "pieces", "ratios", "robber", "lr_holder", "road_len", "la_holder", "discard_owed",
         "rolled", "free_roads", "return_phase", "steal_from", "trade", "winner", "last_roll",
-        "vp", "log",
+        "vp", "prod_nodes", "log",
     )
 
     settings: Settings
@@ -188,6 +199,7 @@ class GameState:
     winner: int
     last_roll: tuple[int, int] | None
     vp: list[int]
+    prod_nodes: list[tuple[tuple[int, int, int], ...]]
     log: list[LogEntry] | None
 
     @property
@@ -246,6 +258,7 @@ class GameState:
         c.winner = self.winner
         c.last_roll = self.last_roll
         c.vp = self.vp[:]
+        c.prod_nodes = self.prod_nodes[:]  # tuples inside: replaced, never mutated
         c.log = list(self.log) if keep_log and self.log is not None else None
         return c
 
@@ -349,6 +362,7 @@ class GameState:
         self.pieces = [list(PIECES) for _ in range(n)]
         self.ratios = [[4] * 5 for _ in range(n)]
         self.vp = [0] * n
+        self.prod_nodes = [()] * 13
         from .board import EDGE_NODES
 
         for e in range(NUM_EDGES):
@@ -362,6 +376,7 @@ class GameState:
             if o < 0:
                 continue
             self.reach[o].add(node)
+            add_production_node(self, node)
             if self.node_level[node] == 1:
                 self.pieces[o][SETTLEMENTS] -= 1
                 self.vp[o] += 1

@@ -1,0 +1,222 @@
+"""A simple greedy bot: takes the best-looking legal action by fixed priorities.
+
+It reads only its view and its legal actions (plus the public board
+geometry), like any remote bot. Priorities: city > settlement > development
+card > road towards a free settlement spot > a bank trade that completes a
+build > end the turn. Placement scores intersections by production (pips)
+and resource variety; the robber goes where it hurts the leader most.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from protocol.rules import (
+    Action,
+    BuildCity,
+    BuildRoad,
+    BuildSettlement,
+    BuyDevCard,
+    Discard,
+    EndTurn,
+    MaritimeTrade,
+    MoveRobber,
+    PlayKnight,
+    PlayMonopoly,
+    PlayRoadBuilding,
+    PlayYearOfPlenty,
+    RollDice,
+    Steal,
+)
+from protocol.rules.board import (
+    DESERT,
+    EDGE_NODES,
+    HEX_NODES,
+    NODE_HEXES,
+    NODE_NODES,
+    pips,
+)
+
+from .base import Bot
+
+_COSTS: dict[str, tuple[int, ...]] = {
+    "city": (0, 0, 0, 2, 3),
+    "settlement": (1, 1, 1, 1, 0),
+    "dev": (0, 0, 1, 1, 1),
+    "road": (1, 1, 0, 0, 0),
+}
+
+
+def node_value(view: Mapping[str, Any], node: int) -> float:
+    """Production pips at ``node`` plus a bonus per distinct resource."""
+    board = view["board"]
+    terrain, numbers = board["terrain"], board["numbers"]
+    total = 0.0
+    kinds = set()
+    for h in NODE_HEXES[node]:
+        if terrain[h] != DESERT:
+            total += pips(numbers[h])
+            kinds.add(terrain[h])
+    return total + 1.5 * len(kinds)
+
+
+class GreedyBot(Bot):
+    name = "greedy"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self._rng = random.Random(seed)
+
+    def act(self, view: Mapping[str, Any], legal: Sequence[Action]) -> Action:
+        if len(legal) == 1:
+            return legal[0]
+        first = legal[0]
+        phase = view["phase"]
+        if phase == "discard":
+            return self._discard(view, legal)
+        if phase == "move_robber":
+            return self._robber(view, legal)
+        if phase == "steal":
+            seats = view["seats"]
+            return max(legal, key=lambda a: seats[a.victim].get("cards", 0)
+                       if isinstance(a, Steal) else -1)
+        if phase == "setup_settlement" or (
+            isinstance(first, BuildSettlement) and phase != "main"
+        ):
+            return max(legal, key=lambda a: node_value(view, a.node)
+                       if isinstance(a, BuildSettlement) else -1.0)
+        if phase in ("setup_road", "road_building"):
+            return self._best_road(view, legal)
+        if phase == "trade":
+            return legal[-1]  # reject or cancel: the greedy bot does not negotiate
+        if phase == "pre_roll":
+            for a in legal:
+                if isinstance(a, PlayKnight) and self._robber_on_me(view):
+                    return a
+            return next(a for a in legal if isinstance(a, RollDice))
+        return self._main(view, legal)
+
+    # -- main phase --------------------------------------------------------------
+
+    def _main(self, view: Mapping[str, Any], legal: Sequence[Action]) -> Action:
+        cities = [a for a in legal if isinstance(a, BuildCity)]
+        if cities:
+            return max(cities, key=lambda a: node_value(view, a.node))
+        settlements = [a for a in legal if isinstance(a, BuildSettlement)]
+        if settlements:
+            return max(settlements, key=lambda a: node_value(view, a.node))
+        for a in legal:
+            if isinstance(a, PlayYearOfPlenty | PlayMonopoly | PlayRoadBuilding | PlayKnight):
+                return self._dev_choice(view, legal, a)
+        hand = view["you"]["hand"]
+        roads = [a for a in legal if isinstance(a, BuildRoad)]
+        pieces = view["seats"][view["seat"]]["pieces"]
+        if roads and pieces[1] > 0 and not self._has_open_spot(view):
+            return self._best_road(view, roads)
+        if any(isinstance(a, BuyDevCard) for a in legal):
+            return next(a for a in legal if isinstance(a, BuyDevCard))
+        trade = self._useful_trade(hand, legal)
+        if trade is not None:
+            return trade
+        return next(a for a in legal if isinstance(a, EndTurn))
+
+    def _dev_choice(self, view: Mapping[str, Any], legal: Sequence[Action],
+                    a: Action) -> Action:
+        hand = view["you"]["hand"]
+        if isinstance(a, PlayMonopoly):
+            monos = [x for x in legal if isinstance(x, PlayMonopoly)]
+            want = min(range(5), key=lambda r: hand[r])
+            return next(x for x in monos if x.resource == want)
+        if isinstance(a, PlayYearOfPlenty):
+            yops = [x for x in legal if isinstance(x, PlayYearOfPlenty)]
+            need = self._missing(hand, _COSTS["city"] if hand[4] >= 2 else _COSTS["settlement"])
+            return max(yops, key=lambda x: sum(
+                1 for r in (x.first, x.second) if r is not None and need[r] > 0))
+        return a
+
+    @staticmethod
+    def _missing(hand: Sequence[int], cost: Sequence[int]) -> list[int]:
+        return [max(0, cost[r] - hand[r]) for r in range(5)]
+
+    def _useful_trade(self, hand: Sequence[int], legal: Sequence[Action]) -> Action | None:
+        trades = [a for a in legal if isinstance(a, MaritimeTrade)]
+        if not trades:
+            return None
+        for goal in ("city", "settlement", "dev"):
+            need = self._missing(hand, _COSTS[goal])
+            if sum(need) != 1:
+                continue
+            for t in trades:
+                if need[t.get] and hand[t.give] - _COSTS[goal][t.give] >= 2:
+                    return t
+        return None
+
+    # -- placement ---------------------------------------------------------------
+
+    @staticmethod
+    def _occupied(view: Mapping[str, Any]) -> set[int]:
+        return {b[0] for b in view["buildings"]}
+
+    def _has_open_spot(self, view: Mapping[str, Any]) -> bool:
+        me = view["seat"]
+        occupied = self._occupied(view)
+        mine = {r[0] for r in view["roads"] if r[1] == me}
+        for e in mine:
+            for n in EDGE_NODES[e]:
+                if n not in occupied and not any(m in occupied for m in NODE_NODES[n]):
+                    return True
+        return False
+
+    def _best_road(self, view: Mapping[str, Any], legal: Sequence[Action]) -> Action:
+        occupied = self._occupied(view)
+
+        def score(a: Action) -> float:
+            if not isinstance(a, BuildRoad):
+                return -1.0
+            best = 0.0
+            for n in EDGE_NODES[a.edge]:
+                if n not in occupied and not any(m in occupied for m in NODE_NODES[n]):
+                    best = max(best, node_value(view, n))
+            return best + self._rng.random() * 0.1
+
+        return max(legal, key=score)
+
+    # -- robber and discards -----------------------------------------------------
+
+    def _robber_on_me(self, view: Mapping[str, Any]) -> bool:
+        me = view["seat"]
+        nodes = HEX_NODES[view["robber"]]
+        return any(b[1] == me and b[0] in nodes for b in view["buildings"])
+
+    def _robber(self, view: Mapping[str, Any], legal: Sequence[Action]) -> Action:
+        me = view["seat"]
+        seats = view["seats"]
+        numbers = view["board"]["numbers"]
+        owner = {b[0]: (b[1], b[2]) for b in view["buildings"]}
+
+        def score(a: Action) -> float:
+            if not isinstance(a, MoveRobber):
+                return -1e9
+            value = 0.0
+            for n in HEX_NODES[a.hex]:
+                if n in owner:
+                    who, level = owner[n]
+                    if who == me:
+                        value -= 10 * level
+                    else:
+                        value += level * (1 + seats[who]["vp"]) * (1 + pips(numbers[a.hex]))
+            return value
+
+        return max(legal, key=score)
+
+    def _discard(self, view: Mapping[str, Any], legal: Sequence[Action]) -> Action:
+        hand = view["you"]["hand"]
+
+        def keep_score(a: Action) -> float:
+            if not isinstance(a, Discard):
+                return -1e9
+            left = [hand[r] - a.cards[r] for r in range(5)]
+            return -sum(sum(self._missing(left, c)) for c in _COSTS.values()) - 0.1 * max(left)
+
+        return max(legal, key=keep_score)

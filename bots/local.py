@@ -1,0 +1,116 @@
+"""Run bots in-process against the engine (fast local games, the engine benchmark).
+
+Bots see exactly what they would see over the network: their seat's view and
+their legal actions. The view is built lazily, on first use, because many
+bots (the random bot) never read it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from protocol.rules import (
+    Action,
+    Event,
+    GameState,
+    Phase,
+    Settings,
+    apply,
+    legal_actions,
+    new_game,
+    observe,
+    redact,
+    to_act,
+)
+
+from .base import Bot
+
+_GAME_OVER = Phase.GAME_OVER.value
+
+
+class LazyView(Mapping[str, Any]):
+    """A seat's view, computed on first access. Valid during ``act()`` only."""
+
+    __slots__ = ("_state", "_seat", "_data")
+
+    def __init__(self, state: GameState, seat: int) -> None:
+        self._state = state
+        self._seat = seat
+        self._data: dict[str, Any] | None = None
+
+    def _load(self) -> dict[str, Any]:
+        if self._data is None:
+            self._data = observe(self._state, self._seat)
+        return self._data
+
+    def __getitem__(self, key: str) -> Any:
+        return self._load()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._load())
+
+    def __len__(self) -> int:
+        return len(self._load())
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    winner: int | None
+    turns: int
+    decisions: int
+    scores: tuple[int, ...]
+    state: GameState
+
+
+StepHook = Callable[[GameState, int, Action, list[Event]], None]
+
+
+class IllegalBotAction(RuntimeError):
+    """A bot chose an action the engine refused."""
+
+
+def play_game(
+    bots: Sequence[Bot],
+    settings: Settings | None = None,
+    seed: int = 0,
+    *,
+    on_step: StepHook | None = None,
+    keep_log: bool = True,
+) -> GameResult:
+    """Play one game to the end; ``bots[i]`` plays seat ``i``."""
+    settings = settings or Settings(players=len(bots))
+    if len(bots) != settings.players:
+        raise ValueError(f"{settings.players} seats need {settings.players} bots")
+    s = new_game(settings, seed)
+    if not keep_log:
+        s.log = None
+    listeners = [
+        (q, b) for q, b in enumerate(bots) if type(b).on_events is not Bot.on_events
+    ]
+    decisions = 0
+    while s.phase != _GAME_OVER:
+        seat = to_act(s)[0]
+        legal = legal_actions(s, seat)
+        action = bots[seat].act(LazyView(s, seat), legal)
+        try:
+            events = apply(s, action, seat)
+        except Exception as exc:
+            raise IllegalBotAction(
+                f"bot {bots[seat].name} (seat {seat}) chose {action!r}: {exc}"
+            ) from exc
+        decisions += 1
+        if on_step is not None:
+            on_step(s, seat, action, events)
+        for q, b in listeners:
+            b.on_events(q, redact(events, q))
+    for q, b in enumerate(bots):
+        b.on_game_over(observe(s, q))
+    return GameResult(
+        None if s.winner < 0 else s.winner,
+        s.turn,
+        decisions,
+        tuple(s.total_vp(q) for q in range(settings.players)),
+        s,
+    )

@@ -1,0 +1,126 @@
+"""Benchmarks (``kaitaku bench ...``): measured, never asserted by tests."""
+
+from __future__ import annotations
+
+import json
+import resource
+import subprocess
+import sys
+import time
+from typing import Any
+
+from bots import RandomBot, play_game
+from protocol.rules import Settings, legal_actions, observe, to_act
+from protocol.rules import apply as apply_action
+from protocol.rules import new_game as make_game
+
+ENGINE_TURN_CAP = 1000
+"""Turn cap for benchmark games, as catanatron's (games past it end unfinished)."""
+
+_CATANATRON_SCRIPT = r"""
+import json, sys, time
+from catanatron import Color, Game, RandomPlayer
+n, players = int(sys.argv[1]), int(sys.argv[2])
+colors = [Color.RED, Color.BLUE, Color.WHITE, Color.ORANGE][:players]
+t = time.perf_counter(); finished = 0; turns = 0
+for i in range(n):
+    game = Game([RandomPlayer(c) for c in colors], seed=i)
+    finished += game.play() is not None
+    turns += game.state.num_turns
+dt = time.perf_counter() - t
+print(json.dumps({"games": n, "finished": finished, "seconds": dt, "games_per_s": n / dt,
+                  "mean_turns": turns / n}))
+"""
+
+
+def _peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def bench_engine(games: int, players: int, seed: int) -> dict[str, Any]:
+    """Play ``games`` random-bot games in-process; return the figures."""
+    settings = Settings(players=players, turn_cap=ENGINE_TURN_CAP)
+    finished = turns = decisions = 0
+    t0 = time.perf_counter()
+    for g in range(games):
+        bots = [RandomBot(seed * 1_000_003 + g * 8 + q) for q in range(players)]
+        result = play_game(bots, settings, seed * 1_000_003 + g)
+        finished += result.winner is not None
+        turns += result.turns
+        decisions += result.decisions
+    seconds = time.perf_counter() - t0
+    out: dict[str, Any] = {
+        "games": games,
+        "players": players,
+        "finished": finished,
+        "seconds": round(seconds, 4),
+        "games_per_s": round(games / seconds, 2),
+        "decisions_per_s": round(decisions / seconds, 1),
+        "mean_turns": round(turns / games, 2),
+        "mean_decisions": round(decisions / games, 2),
+        "peak_rss_mb": round(_peak_rss_mb(), 1),
+    }
+    out.update(_micro_costs(players, seed))
+    return out
+
+
+def _midgame_states(players: int, seed: int, count: int = 20) -> list[Any]:
+    import random
+
+    states = []
+    for i in range(count):
+        s = make_game(Settings(players=players), seed + i)
+        r = random.Random(i)
+        for _ in range(400):
+            if not to_act(s):
+                break
+            seat = to_act(s)[0]
+            la = legal_actions(s, seat)
+            apply_action(s, la[int(r.random() * len(la))], seat)
+        states.append(s)
+    return states
+
+
+def _micro_costs(players: int, seed: int) -> dict[str, float]:
+    states = _midgame_states(players, seed)
+    reps = 200
+    t = time.perf_counter()
+    for _ in range(reps):
+        for s in states:
+            s.copy()
+    copy_us = (time.perf_counter() - t) / (reps * len(states)) * 1e6
+    t = time.perf_counter()
+    for _ in range(reps // 4):
+        for s in states:
+            observe(s, 0)
+    observe_us = (time.perf_counter() - t) / (reps // 4 * len(states)) * 1e6
+    return {"copy_us": round(copy_us, 2), "observe_us": round(observe_us, 2)}
+
+
+def bench_catanatron(python: str, games: int, players: int) -> dict[str, Any]:
+    """Run catanatron's RandomPlayer games in another interpreter (its own venv)."""
+    proc = subprocess.run(
+        [python, "-c", _CATANATRON_SCRIPT, str(games), str(players)],
+        capture_output=True, text=True, check=False,
+    )
+    if proc.returncode != 0:
+        return {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr else "failed"}
+    result: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return result
+
+
+def main_engine(games: int, players: int, seed: int, as_json: bool,
+                catanatron_python: str | None, catanatron_games: int | None) -> int:
+    result = bench_engine(games, players, seed)
+    if catanatron_python:
+        other = bench_catanatron(catanatron_python, catanatron_games or games, players)
+        result["catanatron"] = other
+        if "games_per_s" in other:
+            result["ratio_vs_catanatron"] = round(result["games_per_s"] / other["games_per_s"], 2)
+    if as_json:
+        print(json.dumps(result))
+    else:
+        for k, v in result.items():
+            print(f"{k:>22}: {v}")
+    sys.stdout.flush()
+    return 0

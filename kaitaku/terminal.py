@@ -1,0 +1,93 @@
+"""``kaitaku play`` until the Pygame client exists: bots play in the terminal."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+
+from bots import BUILTIN_BOTS, Bot, play_game
+from protocol.rules import DEV_CARDS, RESOURCES, Action, Event, GameState, Settings
+from protocol.rules import events as ev
+
+SEAT_NAMES = ("赤 Red", "青 Blue", "白 White", "橙 Orange")
+RESOURCE_JA = ("木材", "レンガ", "羊毛", "小麦", "鉄")
+
+
+def seat_name(q: int | None) -> str:
+    return "nobody" if q is None else f"[{SEAT_NAMES[q % 4]}]"
+
+
+def cards_text(cards: tuple[int, ...]) -> str:
+    parts = [f"{c} {RESOURCES[r]}({RESOURCE_JA[r]})" for r, c in enumerate(cards) if c]
+    return ", ".join(parts) or "nothing"
+
+
+def describe(e: Event) -> str | None:
+    """One line of text for an event, or None for events not worth a line."""
+    match e:
+        case ev.TurnStarted(seat=q, turn=t):
+            return f"\n— turn {t}: {seat_name(q)} —"
+        case ev.DiceRolled(seat=q, dice=(a, b)):
+            return f"{seat_name(q)} rolls {a}+{b} = {a + b}"
+        case ev.Produced(gains=gains, withheld=w):
+            got = [f"{seat_name(q)} {cards_text(g)}" for q, g in enumerate(gains) if any(g)]
+            extra = f" (bank short: no {', '.join(RESOURCES[r] for r in w)})" if w else ""
+            return ("  production: " + "; ".join(got) + extra) if got or w else None
+        case ev.SetupIncome(seat=q, cards=c):
+            return f"{seat_name(q)} receives {cards_text(c)}"
+        case ev.SettlementBuilt(seat=q, node=n):
+            return f"{seat_name(q)} builds a settlement (開拓地) at {n}"
+        case ev.CityBuilt(seat=q, node=n):
+            return f"{seat_name(q)} builds a city (都市) at {n}"
+        case ev.RoadBuilt(seat=q, edge=x):
+            return f"{seat_name(q)} builds a road (街道) on {x}"
+        case ev.Discarded(seat=q, cards=c):
+            return f"{seat_name(q)} discards {cards_text(c)}"
+        case ev.RobberMoved(seat=q, hex=h):
+            return f"{seat_name(q)} moves the robber (盗賊) to hex {h}"
+        case ev.Stolen(thief=a, victim=b, count=c):
+            return f"{seat_name(a)} steals {'a card' if c else 'nothing'} from {seat_name(b)}"
+        case ev.DevCardBought(seat=q):
+            return f"{seat_name(q)} buys a development card (発展カード)"
+        case ev.DevCardPlayed(seat=q, card=c):
+            return f"{seat_name(q)} plays {DEV_CARDS[c].replace('_', ' ')}"
+        case ev.MonopolyTaken(seat=q, resource=r, taken=t):
+            return f"{seat_name(q)} takes {sum(t)} {RESOURCES[r]} by monopoly"
+        case ev.YearOfPlentyTaken(seat=q, cards=c):
+            return f"{seat_name(q)} takes {cards_text(c)} (year of plenty)"
+        case ev.MaritimeTraded(seat=q, give=g, count=n, get=r):
+            return f"{seat_name(q)} trades {n} {RESOURCES[g]} for 1 {RESOURCES[r]} with the bank"
+        case ev.TradeCompleted(seat=q, partner=p, gave=g, got=r):
+            return f"{seat_name(q)} trades {cards_text(g)} to {seat_name(p)} for {cards_text(r)}"
+        case ev.LongestRoadChanged(holder=h, length=n):
+            return f"Longest Road (最長交易路) → {seat_name(h)} ({n})"
+        case ev.LargestArmyChanged(holder=h, knights=n):
+            return f"Largest Army (最大騎士力) → {seat_name(h)} ({n} knights)"
+        case ev.GameOver(winner=w, scores=sc):
+            lines = ["", "=== game over / ゲーム終了 ==="]
+            lines.append(f"winner / 勝者: {seat_name(w)}")
+            for q, v in enumerate(sc):
+                lines.append(f"  {seat_name(q):12} {v} VP")
+            return "\n".join(lines)
+    return None
+
+
+def run(bot_names: list[str], seed: int, delay: float, vp_target: int,
+        out: Callable[[str], None] = print) -> int:
+    bots: list[Bot] = [BUILTIN_BOTS[name](seed * 10 + i) for i, name in enumerate(bot_names)]
+    out(f"Kaitaku 開拓 — {len(bots)} bots play (seed {seed}): "
+        + ", ".join(f"{seat_name(i)} {b.name}" for i, b in enumerate(bots)))
+
+    def show(s: GameState, seat: int, action: Action, events: list[Event]) -> None:
+        for e in events:
+            line = describe(e)
+            if line:
+                out(line)
+                if delay:
+                    sys.stdout.flush()
+                    time.sleep(delay)
+
+    settings = Settings(players=len(bots), vp_target=vp_target, turn_cap=2000)
+    result = play_game(bots, settings, seed, on_step=show)
+    return 0 if result.winner is not None else 1
