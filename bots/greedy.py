@@ -216,7 +216,8 @@ class GreedyBot(Bot):
         def keep_score(a: Action) -> float:
             if not isinstance(a, Discard):
                 return -1e9
-            left = [hand[r] - a.cards[r] for r in range(5)]
-            return -sum(sum(self._missing(left, c)) for c in _COSTS.values()) - 0.1 * max(left)
+            left: list[int] = [hand[r] - a.cards[r] for r in range(5)]
+            shortfall = sum(sum(self._missing(left, c)) for c in _COSTS.values())
+            return -float(shortfall) - 0.1 * max(left)
 
         return max(legal, key=keep_score)

@@ -217,9 +217,7 @@ def action_from_dict(d: object) -> Action:
                 continue
             raise MalformedAction(f"{cls.name}: missing field {f.name!r}")
         v = d[f.name]
-        if f.name in ("give", "get") and cls in (OfferTrade, CounterOffer):
-            kwargs[f.name] = _cards(v, f.name)
-        elif f.name == "cards":
+        if f.name in ("give", "get") and cls in (OfferTrade, CounterOffer) or f.name == "cards":
             kwargs[f.name] = _cards(v, f.name)
         elif f.name in ("to", "second") and v is None:
             kwargs[f.name] = None

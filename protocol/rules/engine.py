@@ -38,7 +38,6 @@ from .actions import (
 from .board import (
     DESERT,
     EDGE_NODES,
-    EDGE_OTHER,
     HEX_NODES,
     NODE_EDGES,
     NODE_HEXES,
@@ -86,17 +85,19 @@ from .state import (
     KNIGHT,
     MONOPOLY,
     PIECES,
-    ROAD_BUILDING as RB_CARD,
     ROADS,
     SETTLEMENTS,
     VICTORY_POINT,
     YEAR_OF_PLENTY,
     BoardInfo,
     GameState,
-    add_production_node,
     Phase,
     Settings,
     Trade,
+    add_production_node,
+)
+from .state import (
+    ROAD_BUILDING as RB_CARD,
 )
 
 SETUP_SETTLEMENT = Phase.SETUP_SETTLEMENT.value
@@ -501,10 +502,7 @@ def _place_road(s: GameState, p: int, edge: int) -> None:
 def _road_connects(s: GameState, p: int, edge: int) -> bool:
     no = s.node_owner
     reach = s.reach[p]
-    for n in EDGE_NODES[edge]:
-        if n in reach and (no[n] < 0 or no[n] == p):
-            return True
-    return False
+    return any(n in reach and (no[n] < 0 or no[n] == p) for n in EDGE_NODES[edge])
 
 
 def _settlement_spot_free(s: GameState, node: int) -> bool:
@@ -876,7 +874,9 @@ def _steal(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> 
     return out
 
 
-def _take_card(s: GameState, thief: int, victim: int, chance: Chance, ev: list[Event]) -> tuple[int]:
+def _take_card(
+    s: GameState, thief: int, victim: int, chance: Chance, ev: list[Event]
+) -> tuple[int]:
     hand = s.hands[victim]
     total = sum(hand)
     if not total:
