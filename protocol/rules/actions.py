@@ -4,7 +4,7 @@ An action never names the acting seat: the engine is told who acts (the
 server takes it from the authenticated connection). The plain-data form is
 ``{"type": <name>, <field>: <value>, ...}`` with ints, lists of 5 ints
 (resource counts in the order lumber, brick, wool, grain, ore) or nil; see
-``docs/RULES_DATA.md``.
+``docs/ENGINE.md``.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ stolen; None for actions without chance). Replaying feeds the recorded
 outcomes back, so a log replays to the same state on any Python version even
 if the generator changed.
 
-Plain form (msgpack-able), also documented in ``docs/RULES_DATA.md``::
+Plain form (msgpack-able), also documented in ``docs/ENGINE.md``::
 
     {"settings": {...}, "seed": int, "board": {...}, "first_seat": int,
      "steps": [[seat, {action}, [outcome...] or nil], ...]}

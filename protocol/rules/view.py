@@ -4,7 +4,7 @@ A view holds the seat's own hand and development cards, every seat's card
 *counts*, and public facts. It never holds another seat's hand or
 development cards, the deck's contents or order, the RNG state or the seed.
 The view is plain msgpack-able data; its keys are documented in
-``docs/RULES_DATA.md``.
+``docs/ENGINE.md``.
 """
 
 from __future__ import annotations
