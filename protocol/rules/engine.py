@@ -38,6 +38,7 @@ from .actions import (
 from .board import (
     DESERT,
     EDGE_NODES,
+    EDGE_OTHER,
     HEX_NODES,
     NODE_EDGES,
     NODE_HEXES,
@@ -297,12 +298,13 @@ def _main_actions(s: GameState, p: int) -> list[Action]:
         out.append(_BUY)
     if not s.dev_played and any(s.dev_hand[p]):
         _dev_actions(s, p, out)
-    ratios = s.ratios[p]
-    bank = s.bank
-    for give in range(5):
-        if hand[give] >= ratios[give]:
-            row = _MARITIME[give]
-            out.extend([row[get] for get in range(5) if get != give and bank[get]])
+    if max(hand) >= 2:  # the best possible ratio
+        ratios = s.ratios[p]
+        bank = s.bank
+        for give in range(5):
+            if hand[give] >= ratios[give]:
+                row = _MARITIME[give]
+                out.extend([row[get] for get in range(5) if get != give and bank[get]])
     out.append(_END)
     return out
 
@@ -585,7 +587,7 @@ def _build_road(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]
                  "illegal_placement")
         _place_road(s, p, edge)
         ev.append(RoadBuilt(p, edge, True))
-        s.road_len[p] = longest_road(s, p)
+        s.road_len[p] = _length_after_new_road(s, p, edge)
         s.setup_step += 1
         s.setup_node = -1
         if s.setup_step == 2 * s.settings.players:
@@ -608,7 +610,8 @@ def _build_road(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]
         _pay(s, p, (1, 1, 0, 0, 0))
     _place_road(s, p, edge)
     ev.append(RoadBuilt(p, edge, free))
-    _update_longest_road(s, (p,), ev)
+    s.road_len[p] = _length_after_new_road(s, p, edge)
+    _update_longest_road(s, (), ev)
     if free:
         s.free_roads -= 1
         if s.free_roads <= 0 or not s.pieces[p][ROADS] or not _road_spots(s, p):
@@ -739,7 +742,8 @@ def _play_monopoly(s: GameState, p: int, a: Action, chance: Chance, ev: list[Eve
 
 
 def _roll(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> tuple[int, int]:
-    _require_turn(s, p, PRE_ROLL)
+    if p != s.current or s.phase != PRE_ROLL:
+        _require_turn(s, p, PRE_ROLL)
     x = s.rng.below(36)
     d1 = x // 6 + 1
     d2 = x % 6 + 1
@@ -812,7 +816,7 @@ def _produce(s: GameState, number: int, ev: list[Event]) -> None:
             if c:
                 hands[q][res] += c
         bank[res] = left - total
-    ev.append(Produced(tuple((g[0], g[1], g[2], g[3], g[4]) for g in gains), tuple(withheld)))
+    ev.append(Produced(tuple(map(tuple, gains)), tuple(withheld)))  # type: ignore[arg-type]
 
 
 def _discard(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> None:
@@ -901,7 +905,8 @@ def _take_card(
 
 def _maritime(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> None:
     assert isinstance(a, MaritimeTrade)
-    _require_turn(s, p, MAIN)
+    if p != s.current or s.phase != MAIN:
+        _require_turn(s, p, MAIN)
     give, get = a.give, a.get
     _require(0 <= give < 5 and 0 <= get < 5, "no such resource", "bad_resource")
     _require(give != get, "trade for a different resource", "bad_trade")
@@ -1048,7 +1053,8 @@ def _five(c: tuple[int, ...]) -> tuple[int, int, int, int, int]:
 
 
 def _end_turn(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> None:
-    _require_turn(s, p, MAIN)
+    if p != s.current or s.phase != MAIN:
+        _require_turn(s, p, MAIN)
     ev.append(TurnEnded(p))
     _start_turn(s, (p + 1) % s.settings.players, ev)
     return None
@@ -1154,6 +1160,47 @@ def longest_road(s: GameState, p: int) -> int:
             if not has_start and size > best:
                 best = size  # a cycle has as many edges as nodes
     return best
+
+
+def _length_after_new_road(s: GameState, p: int, edge: int) -> int:
+    """``p``'s longest road just after ``edge`` was added (``road_len`` is the
+    length before).
+
+    The common case is a road that sticks out: one end touches none of
+    ``p``'s other roads. A longest trail through it then ends there, so the
+    new length is the old one or 1 + the longest trail that starts at the
+    other end, a single search. Roads that join or close networks get a full
+    recount.
+    """
+    eo = s.edge_owner
+    a, b = EDGE_NODES[edge]
+    da = sum(1 for e in NODE_EDGES[a] if eo[e] == p)
+    db = sum(1 for e in NODE_EDGES[b] if eo[e] == p)
+    if da > 1 and db > 1:
+        return longest_road(s, p)
+    if da == 1 and db == 1:
+        return max(s.road_len[p], 1)
+    if da == 1:
+        a, b = b, a  # make ``b`` the end where the road sticks out
+    no = s.node_owner
+    best = 0
+
+    def dfs(node: int, used: int, length: int) -> None:
+        nonlocal best
+        if length > best:
+            best = length
+        if length:
+            o = no[node]
+            if o >= 0 and o != p:
+                return
+        for e in NODE_EDGES[node]:
+            if eo[e] == p and not (used >> e) & 1:
+                dfs(EDGE_OTHER[e][node], used | (1 << e), length + 1)
+
+    o = no[a]
+    if o < 0 or o == p:  # an opponent's building at ``a`` ends the trail there
+        dfs(a, 1 << edge, 0)
+    return max(s.road_len[p], best + 1)
 
 
 def _update_longest_road(s: GameState, recount: tuple[int, ...] | list[int],
