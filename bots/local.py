@@ -16,6 +16,7 @@ from protocol.rules import (
     Event,
     GameState,
     Phase,
+    RulesError,
     Settings,
     apply,
     legal_actions,
@@ -90,21 +91,23 @@ def play_game(
         (q, b) for q, b in enumerate(bots) if type(b).on_events is not Bot.on_events
     ]
     decisions = 0
+    acts = [b.act for b in bots]
     while s.phase != _GAME_OVER:
         seat = to_act(s)[0]
         legal = legal_actions(s, seat)
-        action = bots[seat].act(LazyView(s, seat), legal)
+        action = acts[seat](LazyView(s, seat), legal)
         try:
             events = apply(s, action, seat)
-        except Exception as exc:
+        except RulesError as exc:
             raise IllegalBotAction(
                 f"bot {bots[seat].name} (seat {seat}) chose {action!r}: {exc}"
             ) from exc
         decisions += 1
         if on_step is not None:
             on_step(s, seat, action, events)
-        for q, b in listeners:
-            b.on_events(q, redact(events, q))
+        if listeners:
+            for q, b in listeners:
+                b.on_events(q, redact(events, q))
     for q, b in enumerate(bots):
         b.on_game_over(observe(s, q))
     return GameResult(

@@ -351,24 +351,19 @@ def _trade_actions(s: GameState, seat: int) -> list[Action]:
 @lru_cache(maxsize=8192)
 def _discards(hand: tuple[int, ...], k: int) -> tuple[Discard, ...]:
     """All ways to discard exactly ``k`` cards from ``hand`` (lexicographic)."""
+    h0, h1, h2, h3, h4 = hand
+    s1 = h1 + h2 + h3 + h4
+    s2 = h2 + h3 + h4
+    s3 = h3 + h4
     out: list[Discard] = []
-    pick = [0, 0, 0, 0, 0]
-    suffix = [0] * 6
-    for i in range(4, -1, -1):
-        suffix[i] = suffix[i + 1] + hand[i]
-
-    def rec(i: int, left: int) -> None:
-        if i == 4:
-            if left <= hand[4]:
-                pick[4] = left
-                out.append(Discard((pick[0], pick[1], pick[2], pick[3], pick[4])))
-            return
-        lo = max(0, left - suffix[i + 1])
-        for x in range(lo, min(hand[i], left) + 1):
-            pick[i] = x
-            rec(i + 1, left - x)
-
-    rec(0, k)
+    for a in range(max(0, k - s1), min(h0, k) + 1):
+        k1 = k - a
+        for b in range(max(0, k1 - s2), min(h1, k1) + 1):
+            k2 = k1 - b
+            for c in range(max(0, k2 - s3), min(h2, k2) + 1):
+                k3 = k2 - c
+                for d in range(max(0, k3 - h4), min(h3, k3) + 1):
+                    out.append(Discard((a, b, c, d, k3 - d)))
     return tuple(out)
 
 
