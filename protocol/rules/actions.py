@@ -171,12 +171,62 @@ class EndTurn(Action):
     name: ClassVar[str] = "end_turn"
 
 
+@dataclass(frozen=True, slots=True)
+class BuildNeutralRoad(Action):
+    """2-player game: the free road for neutral player ``neutral`` (2 or 3) (R-2P-4)."""
+
+    neutral: int
+    edge: int
+    name: ClassVar[str] = "build_neutral_road"
+
+
+@dataclass(frozen=True, slots=True)
+class BuildNeutralSettlement(Action):
+    """2-player game: the free settlement for neutral player ``neutral`` (R-2P-4)."""
+
+    neutral: int
+    node: int
+    name: ClassVar[str] = "build_neutral_settlement"
+
+
+@dataclass(frozen=True, slots=True)
+class TokenForcedTrade(Action):
+    """2-player game: spend trade tokens to draw 2 random cards from the
+    opponent; then :class:`GiveBack` as many (R-2P-5a)."""
+
+    name: ClassVar[str] = "token_forced_trade"
+
+
+@dataclass(frozen=True, slots=True)
+class GiveBack(Action):
+    """The cards given back after a forced trade."""
+
+    cards: Cards
+    name: ClassVar[str] = "give_back"
+
+
+@dataclass(frozen=True, slots=True)
+class TokenRobberHome(Action):
+    """2-player game: spend trade tokens to put the robber back in the desert (R-2P-5b)."""
+
+    name: ClassVar[str] = "token_robber_home"
+
+
+@dataclass(frozen=True, slots=True)
+class DiscardKnight(Action):
+    """2-player game: discard one played knight for 2 trade tokens (R-2P-6)."""
+
+    name: ClassVar[str] = "discard_knight"
+
+
 ACTION_TYPES: dict[str, type[Action]] = {
     cls.name: cls
     for cls in (
         BuildRoad, BuildSettlement, BuildCity, BuyDevCard, PlayKnight, PlayRoadBuilding,
         PlayYearOfPlenty, PlayMonopoly, RollDice, Discard, MoveRobber, Steal, MaritimeTrade,
         OfferTrade, AcceptTrade, RejectTrade, CounterOffer, ConfirmTrade, CancelTrade, EndTurn,
+        BuildNeutralRoad, BuildNeutralSettlement, TokenForcedTrade, GiveBack, TokenRobberHome,
+        DiscardKnight,
     )
 }
 

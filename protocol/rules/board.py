@@ -297,13 +297,87 @@ def numbers_for(terrain: tuple[int, ...], start_corner: int) -> tuple[int, ...]:
     return tuple(numbers)
 
 
-def generate_board(rng: Rng) -> Board:
-    """Variable set-up (R-BOARD-2): shuffled terrain, spiral tokens from a random corner."""
-    terrain: list[object] = list(TERRAIN_POOL)
+def generate_board(rng: Rng, *, balanced: bool = False, shuffle_harbors: bool = False) -> Board:
+    """A board from the game's RNG.
+
+    Default: variable set-up (R-BOARD-2): shuffled terrain, tokens A–R along
+    the spiral from a random outer corner, printed harbors. ``balanced``
+    (R-OPT-1): shuffled terrain and numbers placed at random so that no two
+    red numbers (6, 8) and no two equal numbers are neighbours.
+    ``shuffle_harbors`` (R-OPT-2): harbor types shuffled over the printed
+    positions.
+    """
+    terrain = list(TERRAIN_POOL)
     rng.shuffle(terrain)
-    t = tuple(int(x) for x in terrain)  # type: ignore[call-overload]
-    corner = OUTER_CORNERS[rng.below(len(OUTER_CORNERS))]
-    return Board(t, numbers_for(t, corner), HARBOR_TYPES)
+    t = tuple(terrain)
+    if balanced:
+        numbers = balanced_numbers(t, rng)
+    else:
+        numbers = numbers_for(t, OUTER_CORNERS[rng.below(len(OUTER_CORNERS))])
+    harbors = list(HARBOR_TYPES)
+    if shuffle_harbors:
+        rng.shuffle(harbors)
+    return Board(t, numbers, tuple(harbors))
+
+
+def _conflict(a: int, b: int) -> bool:
+    return a == b or (a in (6, 8) and b in (6, 8))
+
+
+def balanced_numbers(terrain: tuple[int, ...], rng: Rng) -> tuple[int, ...]:
+    """R-OPT-1: number tokens at random with no adjacent reds and no adjacent
+    equal numbers.
+
+    Randomised backtracking: the hexes are shuffled, then the tokens (red ones
+    first, where they are most constrained) each take the first hex in that
+    order that fits; equal tokens take hexes in increasing order so that no
+    arrangement is tried twice. A rare unlucky order is abandoned after a
+    fixed number of steps and the hexes reshuffled, which bounds the time
+    (well under a millisecond, a few at worst); all of it from the game's RNG.
+    """
+    while True:
+        order = [h for h in range(NUM_HEXES) if terrain[h] != DESERT]
+        rng.shuffle(order)
+        numbers = _place_tokens(order)
+        if numbers is not None:
+            return numbers
+
+
+_RED_FIRST = tuple(sorted(TOKEN_VALUES, key=lambda v: (v not in (6, 8), v)))
+
+
+def _place_tokens(order: list[int], budget: int = 400) -> tuple[int, ...] | None:
+    """One randomised backtracking attempt over ``order``; None when it gives up."""
+    tokens = _RED_FIRST
+    numbers = [0] * NUM_HEXES
+    last_pos: dict[int, int] = {}
+    steps = [budget]
+
+    def fits(h: int, v: int) -> bool:
+        return not any(numbers[m] and _conflict(numbers[m], v) for m in HEX_NEIGHBORS[h])
+
+    def place(i: int) -> bool | None:
+        if i == len(tokens):
+            return True
+        steps[0] -= 1
+        if steps[0] < 0:
+            return None
+        v = tokens[i]
+        start = last_pos[v] + 1 if i and tokens[i - 1] == v else 0
+        for j in range(start, len(order)):
+            h = order[j]
+            if not numbers[h] and fits(h, v):
+                numbers[h] = v
+                saved = last_pos.get(v, -1)
+                last_pos[v] = j
+                done = place(i + 1)
+                if done or done is None:
+                    return done
+                numbers[h] = 0
+                last_pos[v] = saved
+        return False
+
+    return tuple(numbers) if place(0) else None
 
 
 def pips(number: int) -> int:

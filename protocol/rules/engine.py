@@ -16,6 +16,8 @@ from .actions import (
     AcceptTrade,
     Action,
     BuildCity,
+    BuildNeutralRoad,
+    BuildNeutralSettlement,
     BuildRoad,
     BuildSettlement,
     BuyDevCard,
@@ -23,7 +25,9 @@ from .actions import (
     ConfirmTrade,
     CounterOffer,
     Discard,
+    DiscardKnight,
     EndTurn,
+    GiveBack,
     MaritimeTrade,
     MoveRobber,
     OfferTrade,
@@ -34,8 +38,11 @@ from .actions import (
     RejectTrade,
     RollDice,
     Steal,
+    TokenForcedTrade,
+    TokenRobberHome,
 )
 from .board import (
+    COASTAL_NODES,
     DESERT,
     EDGE_NODES,
     EDGE_OTHER,
@@ -58,7 +65,10 @@ from .events import (
     Discarded,
     DiscardsOwed,
     Event,
+    ForcedTradeDrawn,
     GameOver,
+    GaveBack,
+    KnightDiscarded,
     LargestArmyChanged,
     LongestRoadChanged,
     MaritimeTraded,
@@ -69,6 +79,8 @@ from .events import (
     SettlementBuilt,
     SetupIncome,
     Stolen,
+    TokensGained,
+    TokensSpent,
     TradeAnswered,
     TradeCancelled,
     TradeCompleted,
@@ -79,15 +91,18 @@ from .events import (
     YearOfPlentyTaken,
 )
 from .rng import Rng
-from .state import (
+from .state import (  # two-player and options
     BANK_PER_RESOURCE,
     CITIES,
     DEV_DECK,
     KNIGHT,
     MONOPOLY,
+    NEUTRAL_NODES,
     PIECES,
     ROADS,
     SETTLEMENTS,
+    TOKEN_STOCK,
+    TOKENS_START,
     VICTORY_POINT,
     YEAR_OF_PLENTY,
     BoardInfo,
@@ -96,6 +111,7 @@ from .state import (
     Settings,
     Trade,
     add_production_node,
+    apply_harbor,
 )
 from .state import (
     ROAD_BUILDING as RB_CARD,
@@ -111,6 +127,9 @@ MAIN = Phase.MAIN.value
 ROAD_BUILDING = Phase.ROAD_BUILDING.value
 TRADE = Phase.TRADE.value
 GAME_OVER = Phase.GAME_OVER.value
+NEUTRAL_ROAD = Phase.NEUTRAL_ROAD.value
+NEUTRAL_SETTLEMENT = Phase.NEUTRAL_SETTLEMENT.value
+GIVE_BACK = Phase.GIVE_BACK.value
 
 Chance = tuple[int, ...] | None
 
@@ -133,6 +152,11 @@ _ACCEPT = AcceptTrade()
 _REJECT = RejectTrade()
 _CANCEL = CancelTrade()
 _ROLL_ONLY = (_ROLL,)
+_NEUTRAL_ROAD = {(o, e): BuildNeutralRoad(o, e) for o in (2, 3) for e in range(NUM_EDGES)}
+_NEUTRAL_SETTLE = {(o, n): BuildNeutralSettlement(o, n) for o in (2, 3) for n in range(NUM_NODES)}
+_FORCED = TokenForcedTrade()
+_ROBBER_HOME = TokenRobberHome()
+_DISCARD_KNIGHT = DiscardKnight()
 
 
 # --- creating a game ----------------------------------------------------------
@@ -153,8 +177,11 @@ def new_game(
     """
     settings = settings or Settings()
     n = settings.players
+    owners = settings.owners
     rng = Rng(seed)
-    generated = generate_board(rng)
+    generated = generate_board(
+        rng, balanced=settings.balanced_map, shuffle_harbors=settings.shuffle_harbors
+    )
     drawn_first = rng.below(n)
     if first_seat is not None and not 0 <= first_seat < n:
         raise RulesError(f"first_seat must be a seat 0..{n - 1}", "bad_settings")
@@ -179,13 +206,13 @@ def new_game(
     s.node_owner = [-1] * NUM_NODES
     s.node_level = [0] * NUM_NODES
     s.edge_owner = [-1] * NUM_EDGES
-    s.roads = [[] for _ in range(n)]
-    s.reach = [set() for _ in range(n)]
-    s.pieces = [list(PIECES) for _ in range(n)]
+    s.roads = [[] for _ in range(owners)]
+    s.reach = [set() for _ in range(owners)]
+    s.pieces = [list(PIECES) for _ in range(owners)]
     s.ratios = [[4] * 5 for _ in range(n)]
     s.robber = s.info.desert  # R-BOARD-3
     s.lr_holder = -1
-    s.road_len = [0] * n
+    s.road_len = [0] * owners
     s.la_holder = -1
     s.discard_owed = [0] * n
     s.rolled = False
@@ -195,9 +222,23 @@ def new_game(
     s.trade = None
     s.winner = -1
     s.last_roll = None
-    s.vp = [0] * n
+    s.vp = [0] * owners
     s.prod_nodes = [()] * 13
+    two = settings.two_player
+    s.tokens = [TOKENS_START] * n if two else [0] * n
+    s.token_stock = TOKEN_STOCK - TOKENS_START * n if two else 0
+    s.token_used = False
+    s.knight_discarded = False
+    s.rolls_done = 0
+    s.first_sum = 0
+    s.neutral_return = MAIN
+    s.give_back = 0
+    s.built = False
+    s.pending_harbors = []
     s.log = []
+    if two:  # R-2P-1: the neutral players' settlements, before the real set-up
+        for owner, node in zip((2, 3), NEUTRAL_NODES, strict=True):
+            _place_settlement(s, owner, node)
     return s
 
 
@@ -271,6 +312,12 @@ def legal_actions(s: GameState, seat: int | None = None) -> list[Action]:
     if ph == SETUP_ROAD:
         eo = s.edge_owner
         return [_ROAD[e] for e in NODE_EDGES[s.setup_node] if eo[e] < 0]
+    if ph == NEUTRAL_ROAD:
+        return [_NEUTRAL_ROAD[(o, e)] for o in (2, 3) for e in _neutral_road_spots(s, o)]
+    if ph == NEUTRAL_SETTLEMENT:
+        return [_NEUTRAL_SETTLE[(o, n)] for o in (2, 3) for n in _neutral_settlement_spots(s, o)]
+    if ph == GIVE_BACK:
+        return [GiveBack(d.cards) for d in _discards(tuple(s.hands[seat]), s.give_back)]
     return []
 
 
@@ -298,15 +345,33 @@ def _main_actions(s: GameState, p: int) -> list[Action]:
         out.append(_BUY)
     if not s.dev_played and any(s.dev_hand[p]):
         _dev_actions(s, p, out)
-    if max(hand) >= 2:  # the best possible ratio
+    may_trade = not (s.built and s.settings.strict_phases)  # R-OPT-4
+    if may_trade and max(hand) >= 2:  # 2 is the best possible ratio
         ratios = s.ratios[p]
         bank = s.bank
         for give in range(5):
             if hand[give] >= ratios[give]:
                 row = _MARITIME[give]
                 out.extend([row[get] for get in range(5) if get != give and bank[get]])
+    if s.settings.two_player:
+        _token_actions(s, p, may_trade, out)
     out.append(_END)
     return out
+
+
+def token_cost(s: GameState, p: int) -> int:
+    """R-2P-5: 1 token if ``p``'s public VP is at most the opponent's, else 2."""
+    return 1 if s.vp[p] <= s.vp[1 - p] else 2
+
+
+def _token_actions(s: GameState, p: int, may_trade: bool, out: list[Action]) -> None:
+    if not s.token_used and s.tokens[p] >= token_cost(s, p):
+        if may_trade and any(s.hands[1 - p]):
+            out.append(_FORCED)
+        if s.robber != s.info.desert:
+            out.append(_ROBBER_HOME)
+    if not s.knight_discarded and s.knights[p]:
+        out.append(_DISCARD_KNIGHT)
 
 
 def _dev_actions(s: GameState, p: int, out: list[Action]) -> None:
@@ -470,20 +535,29 @@ def _pay(s: GameState, p: int, cost: tuple[int, ...]) -> None:
 
 def _place_settlement(s: GameState, p: int, node: int) -> None:
     s.node_owner[node] = p
-    add_production_node(s, node)
     s.node_level[node] = 1
     s.pieces[p][SETTLEMENTS] -= 1
     s.vp[p] += 1
     s.reach[p].add(node)
+    if p >= s.settings.players:
+        return  # a neutral settlement: never produces, never trades (R-2P-4)
+    add_production_node(s, node)
     kind = s.info.node_harbor[node]
     if kind >= 0:
-        ratios = s.ratios[p]
-        if kind == 5:
-            for r in range(5):
-                if ratios[r] > 3:
-                    ratios[r] = 3
+        if s.settings.harbor_delay and s.phase == MAIN:
+            s.pending_harbors.append((p, node))  # R-OPT-3: usable from the next turn
         else:
-            ratios[kind] = 2
+            apply_harbor(s.ratios[p], kind)
+
+
+def _settlement_tokens(s: GameState, p: int, node: int, ev: list[Event]) -> None:
+    """R-2P-6: a settlement next to the desert gives 2 tokens, on the coast 1, both 3."""
+    gain = (2 if s.info.desert in NODE_HEXES[node] else 0) + (1 if node in COASTAL_NODES else 0)
+    gain = min(gain, s.token_stock)
+    if gain:
+        s.tokens[p] += gain
+        s.token_stock -= gain
+        ev.append(TokensGained(p, gain, "settlement"))
 
 
 def _place_road(s: GameState, p: int, edge: int) -> None:
@@ -532,6 +606,8 @@ def _build_settlement(
         )
         _place_settlement(s, p, node)
         ev.append(SettlementBuilt(p, node, True))
+        if s.settings.two_player:
+            _settlement_tokens(s, p, node, ev)
         if s.setup_step >= s.settings.players:  # second settlement: R-SETUP-4
             gain = [0, 0, 0, 0, 0]
             terrain = s.board.terrain
@@ -557,16 +633,24 @@ def _build_settlement(
              "a settlement must touch your own road (R-BUILD-2)", "illegal_placement")
     _pay(s, p, (1, 1, 1, 1, 0))
     _place_settlement(s, p, node)
+    s.built = True
     ev.append(SettlementBuilt(p, node, False))
-    # R-LR-3: a settlement can break opponents' roads through this node.
+    _after_settlement(s, p, node, ev)
+    if s.settings.two_player:
+        _settlement_tokens(s, p, node, ev)
+        _queue_neutral(s, NEUTRAL_SETTLEMENT)
+    return None
+
+
+def _after_settlement(s: GameState, p: int, node: int, ev: list[Event]) -> None:
+    """R-LR-3: a settlement can break other owners' roads through its node."""
     eo = s.edge_owner
     broken = [
-        q for q in range(s.settings.players)
+        q for q in range(s.settings.owners)
         if q != p and sum(1 for e in NODE_EDGES[node] if eo[e] == q) >= 2
     ]
     if broken:
         _update_longest_road(s, broken, ev)
-    return None
 
 
 def _build_road(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> None:
@@ -603,6 +687,7 @@ def _build_road(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]
              "(R-BUILD-1)", "illegal_placement")
     if not free:
         _pay(s, p, (1, 1, 0, 0, 0))
+        s.built = True
     _place_road(s, p, edge)
     ev.append(RoadBuilt(p, edge, free))
     s.road_len[p] = _length_after_new_road(s, p, edge)
@@ -612,6 +697,75 @@ def _build_road(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]
         if s.free_roads <= 0 or not s.pieces[p][ROADS] or not _road_spots(s, p):
             s.free_roads = 0
             s.phase = s.return_phase
+    if s.settings.two_player:
+        _queue_neutral(s, NEUTRAL_ROAD)
+    return None
+
+
+def _neutral_road_spots(s: GameState, o: int) -> list[int]:
+    return _road_spots(s, o) if s.pieces[o][ROADS] else []
+
+
+def _neutral_settlement_spots(s: GameState, o: int) -> list[int]:
+    """Legal settlements for neutral ``o``: touching its road, distance rule (R-2P-4)."""
+    if not s.pieces[o][SETTLEMENTS]:
+        return []
+    no = s.node_owner
+    eo = s.edge_owner
+    return [
+        n for n in sorted(s.reach[o])
+        if no[n] < 0 and all(no[m] < 0 for m in NODE_NODES[n])
+        and any(eo[e] == o for e in NODE_EDGES[n])
+    ]
+
+
+def _queue_neutral(s: GameState, phase: int) -> None:
+    """R-2P-4: after a player's road or settlement, a free neutral piece.
+
+    A neutral settlement falls back to a neutral road when no neutral
+    settlement fits anywhere; when nothing fits at all, nothing is built.
+    The game returns to the phase it was in afterwards.
+    """
+    if s.phase == GAME_OVER:
+        return
+    if phase == NEUTRAL_SETTLEMENT and not (
+        _neutral_settlement_spots(s, 2) or _neutral_settlement_spots(s, 3)
+    ):
+        phase = NEUTRAL_ROAD
+    if phase == NEUTRAL_ROAD and not (_neutral_road_spots(s, 2) or _neutral_road_spots(s, 3)):
+        return
+    s.neutral_return = s.phase
+    s.phase = phase
+
+
+def _neutral_road(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> None:
+    assert isinstance(a, BuildNeutralRoad)
+    _require_turn(s, p, NEUTRAL_ROAD)
+    _check_edge(a.edge)
+    _require(a.neutral in (2, 3), "neutral players are owners 2 and 3", "bad_neutral")
+    _require(a.edge in _neutral_road_spots(s, a.neutral),
+             "not a legal road for that neutral player (R-2P-4)", "illegal_placement")
+    _place_road(s, a.neutral, a.edge)
+    ev.append(RoadBuilt(a.neutral, a.edge, True))
+    s.road_len[a.neutral] = _length_after_new_road(s, a.neutral, a.edge)
+    _update_longest_road(s, (), ev)
+    s.phase = s.neutral_return
+    return None
+
+
+def _neutral_settlement(
+    s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]
+) -> None:
+    assert isinstance(a, BuildNeutralSettlement)
+    _require_turn(s, p, NEUTRAL_SETTLEMENT)
+    _check_node(a.node)
+    _require(a.neutral in (2, 3), "neutral players are owners 2 and 3", "bad_neutral")
+    _require(a.node in _neutral_settlement_spots(s, a.neutral),
+             "not a legal settlement for that neutral player (R-2P-4)", "illegal_placement")
+    _place_settlement(s, a.neutral, a.node)
+    ev.append(SettlementBuilt(a.neutral, a.node, True))
+    _after_settlement(s, a.neutral, a.node, ev)
+    s.phase = s.neutral_return
     return None
 
 
@@ -626,6 +780,7 @@ def _build_city(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]
     _require(s.node_owner[node] == p and s.node_level[node] == 1,
              "a city replaces one of your own settlements (R-BUILD-3)", "illegal_placement")
     _pay(s, p, (0, 0, 0, 2, 3))
+    s.built = True
     s.node_level[node] = 2
     s.pieces[p][CITIES] -= 1
     s.pieces[p][SETTLEMENTS] += 1
@@ -651,6 +806,7 @@ def _buy_dev(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -
         if not 0 <= card < 5 or deck[card] <= 0:
             raise RulesError(f"recorded draw {card} is not in the deck", "invalid_log")
     _pay(s, p, (0, 0, 1, 1, 1))
+    s.built = True
     deck[card] -= 1
     s.dev_hand[p][card] += 1
     s.dev_new[p][card] += 1
@@ -740,19 +896,26 @@ def _roll(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> t
     if p != s.current or s.phase != PRE_ROLL:
         _require_turn(s, p, PRE_ROLL)
     x = s.rng.below(36)
+    if s.rolls_done:  # R-2P-3: the second sum must differ from the first; re-roll
+        while x // 6 + x % 6 + 2 == s.first_sum:
+            x = s.rng.below(36)
     d1 = x // 6 + 1
     d2 = x % 6 + 1
     if chance is not None:
         d1, d2 = chance[0], chance[1]
-        if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
-            raise RulesError(f"recorded dice {chance} are not dice", "invalid_log")
-    s.rolled = True
+        if not (1 <= d1 <= 6 and 1 <= d2 <= 6) or (s.rolls_done and d1 + d2 == s.first_sum):
+            raise RulesError(f"recorded dice {chance} are not a possible roll", "invalid_log")
+    total = d1 + d2
+    s.rolls_done += 1
+    if s.rolls_done == 1:
+        s.first_sum = total
+    s.rolled = done = s.rolls_done >= s.settings.rolls_per_turn
+    after = MAIN if done else PRE_ROLL
     s.last_roll = (d1, d2)
     ev.append(DiceRolled(p, (d1, d2)))
-    total = d1 + d2
     if total == 7:  # R-ROBBER-1/2
         owed = [sum(h) // 2 if sum(h) >= 8 else 0 for h in s.hands]
-        s.return_phase = MAIN
+        s.return_phase = after
         if any(owed):
             s.discard_owed = owed
             s.phase = DISCARD
@@ -761,7 +924,7 @@ def _roll(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> t
             s.phase = MOVE_ROBBER
     else:
         _produce(s, total, ev)
-        s.phase = MAIN
+        s.phase = after
     return (d1, d2)
 
 
@@ -848,7 +1011,8 @@ def _move_robber(
     s.robber = h
     ev.append(RobberMoved(p, h))
     no = s.node_owner
-    victims = sorted({no[n] for n in HEX_NODES[h] if no[n] >= 0 and no[n] != p})
+    players = s.settings.players  # neutral players hold no cards (R-2P-4)
+    victims = sorted({no[n] for n in HEX_NODES[h] if 0 <= no[n] < players and no[n] != p})
     if not victims:
         s.phase = s.return_phase
         return None
@@ -905,6 +1069,8 @@ def _maritime(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) 
     give, get = a.give, a.get
     _require(0 <= give < 5 and 0 <= get < 5, "no such resource", "bad_resource")
     _require(give != get, "trade for a different resource", "bad_trade")
+    _require(not (s.built and s.settings.strict_phases),
+             "no trading after building this turn (R-OPT-4)", "trade_closed")
     ratio = s.ratios[p][give]
     hand = s.hands[p]
     _require(hand[give] >= ratio, f"you need {ratio} of that resource (R-TRADE-3)",
@@ -931,6 +1097,8 @@ def _check_terms(give: tuple[int, ...], get: tuple[int, ...]) -> None:
 def _offer(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> None:
     assert isinstance(a, OfferTrade)
     _require_turn(s, p, MAIN)
+    _require(not (s.built and s.settings.strict_phases),
+             "no trading after building this turn (R-OPT-4)", "trade_closed")
     _check_terms(a.give, a.get)
     _require(_covers(s.hands[p], a.give), "you do not hold the cards you offer",
              "cannot_afford")
@@ -1062,6 +1230,16 @@ def _start_turn(s: GameState, seat: int, ev: list[Event]) -> None:
     s.turn += 1
     s.rolled = False
     s.dev_played = False
+    s.rolls_done = 0
+    s.first_sum = 0
+    s.built = False
+    if s.settings.two_player:
+        s.token_used = False
+        s.knight_discarded = False
+    if s.pending_harbors:  # R-OPT-3: harbors settled last turn are usable now
+        for q, node in s.pending_harbors:
+            apply_harbor(s.ratios[q], s.info.node_harbor[node])
+        s.pending_harbors = []
     s.phase = PRE_ROLL
     s.last_roll = None
     ev.append(TurnStarted(seat, s.turn))
@@ -1239,6 +1417,125 @@ def _update_largest_army(s: GameState, ev: list[Event]) -> None:
     ev.append(LargestArmyChanged(None if new < 0 else new, best))
 
 
+# --- two-player trade tokens (R-2P-5, R-2P-6) -----------------------------------
+
+
+def _spend_tokens(s: GameState, p: int, what: str, ev: list[Event]) -> None:
+    cost = token_cost(s, p)
+    s.tokens[p] -= cost
+    s.token_stock += cost
+    s.token_used = True
+    ev.append(TokensSpent(p, cost, what))
+
+
+def _check_token_action(s: GameState, p: int) -> None:
+    _require(s.settings.two_player, "trade tokens exist in the 2-player game only", "no_tokens")
+    _require_turn(s, p, MAIN)
+    _require(not s.token_used, "one trade-token action per turn (R-2P-5)", "token_limit")
+    _require(s.tokens[p] >= token_cost(s, p),
+             f"this costs {token_cost(s, p)} trade tokens (R-2P-5)", "cannot_afford")
+
+
+def _token_forced_trade(
+    s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]
+) -> tuple[int, ...]:
+    _check_token_action(s, p)
+    _require(not (s.built and s.settings.strict_phases),
+             "no trading after building this turn (R-OPT-4)", "trade_closed")
+    q = 1 - p
+    theirs = s.hands[q]
+    k = min(2, sum(theirs))
+    _require(k > 0, "the opponent holds no cards to draw (R-2P-5)", "nothing_to_draw")
+    if chance is not None and len(chance) != k:
+        raise RulesError(f"recorded forced-trade draw {chance} is not possible", "invalid_log")
+    drawn: list[int] = []
+    pool = theirs[:]
+    for i in range(k):
+        j = s.rng.below(sum(pool))
+        r = 0
+        while j >= pool[r]:
+            j -= pool[r]
+            r += 1
+        if chance is not None:
+            r = chance[i]
+            if not 0 <= r < 5 or pool[r] <= 0:
+                raise RulesError(f"recorded forced-trade draw {chance} is not possible",
+                                 "invalid_log")
+        pool[r] -= 1
+        drawn.append(r)
+    _spend_tokens(s, p, "forced_trade", ev)
+    cards = [0, 0, 0, 0, 0]
+    for r in drawn:
+        cards[r] += 1
+    mine = s.hands[p]
+    for r in range(5):
+        theirs[r] -= cards[r]
+        mine[r] += cards[r]
+    s.give_back = k
+    s.phase = GIVE_BACK
+    ev.append(ForcedTradeDrawn(p, q, k, _five(tuple(cards))))
+    return tuple(drawn)
+
+
+def _give_back(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> None:
+    assert isinstance(a, GiveBack)
+    _require_turn(s, p, GIVE_BACK)
+    cards = a.cards
+    _require(sum(cards) == s.give_back,
+             f"give back exactly {s.give_back} cards (R-2P-5)", "wrong_count")
+    _require(_covers(s.hands[p], cards), "you do not hold those cards", "cannot_afford")
+    q = 1 - p
+    for r in range(5):
+        s.hands[p][r] -= cards[r]
+        s.hands[q][r] += cards[r]
+    s.give_back = 0
+    s.phase = MAIN
+    ev.append(GaveBack(p, q, sum(cards), cards))
+    return None
+
+
+def _token_robber_home(
+    s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]
+) -> None:
+    _check_token_action(s, p)
+    desert = s.info.desert
+    _require(s.robber != desert, "the robber is already in the desert", "illegal_placement")
+    _spend_tokens(s, p, "robber_home", ev)
+    s.robber = desert
+    ev.append(RobberMoved(p, desert))
+    return None
+
+
+def _discard_knight(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> None:
+    _require(s.settings.two_player, "trade tokens exist in the 2-player game only", "no_tokens")
+    _require_turn(s, p, MAIN)
+    _require(not s.knight_discarded, "one played knight per turn may be discarded (R-2P-6)",
+             "token_limit")
+    _require(s.knights[p] > 0, "you have no played knight to discard (R-2P-6)", "no_card")
+    s.knights[p] -= 1
+    s.knight_discarded = True
+    gain = min(2, s.token_stock)
+    s.tokens[p] += gain
+    s.token_stock -= gain
+    ev.append(KnightDiscarded(p, s.knights[p]))
+    if gain:
+        ev.append(TokensGained(p, gain, "knight"))
+    # R-2P-6: the holder loses Largest Army below 3 or when no longer strictly
+    # ahead; it goes to whoever has 3+ and strictly more than everyone else.
+    k = s.knights
+    h = s.la_holder
+    if h >= 0 and (k[h] < 3 or any(k[q] >= k[h] for q in range(len(k)) if q != h)):
+        s.vp[h] -= 2
+        best = max(k)
+        leaders = [q for q in range(len(k)) if k[q] == best]
+        new = leaders[0] if best >= 3 and len(leaders) == 1 and leaders[0] != h else -1
+        if new >= 0:
+            s.vp[new] += 2
+        s.la_holder = new
+        ev.append(LargestArmyChanged(None if new < 0 else new, best))
+    return None
+
+
 _HANDLERS: dict[type[Action], Handler] = {
     BuildRoad: _build_road,
     BuildSettlement: _build_settlement,
@@ -1260,4 +1557,10 @@ _HANDLERS: dict[type[Action], Handler] = {
     ConfirmTrade: _confirm,
     CancelTrade: _cancel,
     EndTurn: _end_turn,
+    BuildNeutralRoad: _neutral_road,
+    BuildNeutralSettlement: _neutral_settlement,
+    TokenForcedTrade: _token_forced_trade,
+    TokenRobberHome: _token_robber_home,
+    GiveBack: _give_back,
+    DiscardKnight: _discard_knight,
 }

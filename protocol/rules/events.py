@@ -244,6 +244,66 @@ class GameOver(Event):
     name: ClassVar[str] = "game_over"
 
 
+@dataclass(frozen=True, slots=True)
+class TokensGained(Event):
+    """2-player game: trade tokens from the stock; ``reason`` is "settlement" or "knight"."""
+
+    seat: int
+    count: int
+    reason: str
+    name: ClassVar[str] = "tokens_gained"
+
+
+@dataclass(frozen=True, slots=True)
+class TokensSpent(Event):
+    """2-player game: trade tokens back to the stock for ``action``."""
+
+    seat: int
+    count: int
+    action: str
+    name: ClassVar[str] = "tokens_spent"
+
+
+@dataclass(frozen=True, slots=True)
+class ForcedTradeDrawn(Event):
+    """``seat`` drew ``count`` random cards from ``victim``; ``cards`` is known
+    to the two of them only."""
+
+    seat: int
+    victim: int
+    count: int
+    cards: Cards | None
+    name: ClassVar[str] = "forced_trade_drawn"
+
+    def for_seat(self, seat: int | None) -> Event:
+        if seat == self.seat or seat == self.victim:
+            return self
+        return replace(self, cards=None)
+
+
+@dataclass(frozen=True, slots=True)
+class GaveBack(Event):
+    """The cards given back after a forced trade, known to the two of them only."""
+
+    seat: int
+    partner: int
+    count: int
+    cards: Cards | None
+    name: ClassVar[str] = "gave_back"
+
+    def for_seat(self, seat: int | None) -> Event:
+        if seat == self.seat or seat == self.partner:
+            return self
+        return replace(self, cards=None)
+
+
+@dataclass(frozen=True, slots=True)
+class KnightDiscarded(Event):
+    seat: int
+    knights: int
+    name: ClassVar[str] = "knight_discarded"
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.name: cls
     for cls in (
@@ -251,7 +311,8 @@ EVENT_TYPES: dict[str, type[Event]] = {
         RobberMoved, Stolen, RoadBuilt, SettlementBuilt, CityBuilt, DevCardBought,
         DevCardPlayed, YearOfPlentyTaken, MonopolyTaken, MaritimeTraded, TradeOffered,
         TradeAnswered, TradeCountered, TradeCompleted, TradeCancelled, LongestRoadChanged,
-        LargestArmyChanged, GameOver,
+        LargestArmyChanged, GameOver, TokensGained, TokensSpent, ForcedTradeDrawn, GaveBack,
+        KnightDiscarded,
     )
 }
 

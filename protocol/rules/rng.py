@@ -13,6 +13,10 @@ the same way) but never part of any seat's view.
 
 from __future__ import annotations
 
+from typing import TypeVar
+
+T = TypeVar("T")
+
 _MASK = (1 << 64) - 1
 _GAMMA = 0x9E3779B97F4A7C15
 _LIMITS = tuple((1 << 64) - ((1 << 64) % n) if n else 0 for n in range(64))
@@ -45,7 +49,7 @@ class Rng:
             if x < limit:
                 return x % n
 
-    def shuffle(self, items: list[object]) -> None:
+    def shuffle(self, items: list[T]) -> None:
         """Fisher–Yates shuffle in place."""
         for i in range(len(items) - 1, 0, -1):
             j = self.below(i + 1)

@@ -51,41 +51,89 @@ class Phase(IntEnum):
     ROAD_BUILDING = 7
     TRADE = 8
     GAME_OVER = 9
+    NEUTRAL_ROAD = 10
+    NEUTRAL_SETTLEMENT = 11
+    GIVE_BACK = 12
 
 
 PHASE_NAMES: tuple[str, ...] = tuple(p.name.lower() for p in Phase)
 
 
+NEUTRAL_NODES: tuple[int, int] = (22, 31)
+"""R-2P-1: the two neutral players' fixed settlements (owners 2 and 3).
+
+Node 22 is where hexes 3, 7 and 8 meet (the west of the island), node 31
+where hexes 10, 11 and 15 meet (the east): point-symmetric through the
+centre, inland, three land hexes each."""
+TOKEN_STOCK = 20
+TOKENS_START = 5
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """What a table chooses before the game. Later variants extend this.
+    """What a table chooses before the game.
 
-    ``turn_cap`` is not a rule: it lets automated runs stop a game that would
-    never end (0 = no cap); a capped game ends with no winner.
+    ``players`` is 3 or 4 for the base game, 2 for the official two-player
+    variant (R-2P: two neutral players, trade tokens, double roll). The
+    options (R-OPT-1..5) are off by default; :meth:`sea3d` turns on the
+    sea3D house rules. ``turn_cap`` is not a rule: it lets automated runs
+    stop a game that would never end (0 = no cap); a capped game ends with no
+    winner.
     """
 
     players: int = 4
     vp_target: int = 10
     turn_cap: int = 0
+    balanced_map: bool = False
+    shuffle_harbors: bool = False
+    harbor_delay: bool = False
+    strict_phases: bool = False
 
     def __post_init__(self) -> None:
-        if not 3 <= self.players <= 4:
-            raise RulesError("the base game is for 3 or 4 players", "bad_settings")
-        if not 3 <= self.vp_target <= 20:
+        if type(self.players) is not int or not 2 <= self.players <= 4:
+            raise RulesError("a game is for 2 (variant), 3 or 4 players", "bad_settings")
+        if type(self.vp_target) is not int or not 3 <= self.vp_target <= 20:
             raise RulesError("the VP target must be between 3 and 20 (R-OPT-5)", "bad_settings")
-        if self.turn_cap < 0:
+        if type(self.turn_cap) is not int or self.turn_cap < 0:
             raise RulesError("turn_cap must be >= 0", "bad_settings")
+        for flag in ("balanced_map", "shuffle_harbors", "harbor_delay", "strict_phases"):
+            if type(getattr(self, flag)) is not bool:
+                raise RulesError(f"{flag} must be true or false", "bad_settings")
 
-    def to_dict(self) -> dict[str, int]:
-        return {"players": self.players, "vp_target": self.vp_target, "turn_cap": self.turn_cap}
+    @classmethod
+    def sea3d(cls, players: int = 4, **kw: Any) -> Settings:
+        """sea3D's table: balanced map, shuffled harbors, no harbor use on the
+        turn it was settled, no trading after the first build (R-OPT-1..4)."""
+        return cls(players=players, balanced_map=True, shuffle_harbors=True,
+                   harbor_delay=True, strict_phases=True, **kw)
+
+    @property
+    def two_player(self) -> bool:
+        return self.players == 2
+
+    @property
+    def owners(self) -> int:
+        """How many piece owners: the players, plus two neutrals in the 2-player game."""
+        return 4 if self.players == 2 else self.players
+
+    @property
+    def rolls_per_turn(self) -> int:
+        return 2 if self.players == 2 else 1  # R-2P-3
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "players": self.players, "vp_target": self.vp_target, "turn_cap": self.turn_cap,
+            "balanced_map": self.balanced_map, "shuffle_harbors": self.shuffle_harbors,
+            "harbor_delay": self.harbor_delay, "strict_phases": self.strict_phases,
+        }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Settings:
-        known = {k: d[k] for k in ("players", "vp_target", "turn_cap") if k in d}
-        for k, v in known.items():
-            if type(v) is not int:
-                raise RulesError(f"setting {k} must be an integer", "bad_settings")
-        return cls(**known)
+        if not isinstance(d, dict):
+            raise RulesError("settings are a map", "bad_settings")
+        names = ("players", "vp_target", "turn_cap", "balanced_map", "shuffle_harbors",
+                 "harbor_delay", "strict_phases")
+        return cls(**{k: d[k] for k in names if k in d})
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +194,16 @@ def add_production_node(s: GameState, node: int) -> None:
             s.prod_nodes[number] = (*s.prod_nodes[number], (h, board.terrain[h], node))
 
 
+def apply_harbor(ratios: list[int], kind: int) -> None:
+    """Lower a seat's maritime ratios for a harbor of type ``kind`` (-1: none)."""
+    if kind == 5:
+        for r in range(5):
+            if ratios[r] > 3:
+                ratios[r] = 3
+    elif kind >= 0:
+        ratios[kind] = 2
+
+
 # Log entries: (seat, action, chance outcome or None).
 LogEntry = tuple[int, Any, tuple[int, ...] | None]
 
@@ -159,7 +217,9 @@ class GameState:
         "dev_played", "knights", "node_owner", "node_level", "edge_owner", "roads", "reach",
         "pieces", "ratios", "robber", "lr_holder", "road_len", "la_holder", "discard_owed",
         "rolled", "free_roads", "return_phase", "steal_from", "trade", "winner", "last_roll",
-        "vp", "prod_nodes", "log",
+        "vp", "prod_nodes", "tokens", "token_stock", "token_used", "knight_discarded",
+        "rolls_done", "first_sum", "neutral_return", "give_back", "built", "pending_harbors",
+        "log",
     )
 
     settings: Settings
@@ -200,6 +260,16 @@ class GameState:
     last_roll: tuple[int, int] | None
     vp: list[int]
     prod_nodes: list[tuple[tuple[int, int, int], ...]]
+    tokens: list[int]
+    token_stock: int
+    token_used: bool
+    knight_discarded: bool
+    rolls_done: int
+    first_sum: int
+    neutral_return: int
+    give_back: int
+    built: bool
+    pending_harbors: list[tuple[int, int]]
     log: list[LogEntry] | None
 
     @property
@@ -259,6 +329,16 @@ class GameState:
         c.last_roll = self.last_roll
         c.vp = self.vp[:]
         c.prod_nodes = self.prod_nodes[:]  # tuples inside: replaced, never mutated
+        c.tokens = self.tokens[:]
+        c.token_stock = self.token_stock
+        c.token_used = self.token_used
+        c.knight_discarded = self.knight_discarded
+        c.rolls_done = self.rolls_done
+        c.first_sum = self.first_sum
+        c.neutral_return = self.neutral_return
+        c.give_back = self.give_back
+        c.built = self.built
+        c.pending_harbors = self.pending_harbors[:]
         c.log = list(self.log) if keep_log and self.log is not None else None
         return c
 
@@ -305,6 +385,16 @@ class GameState:
             "trade": None if self.trade is None else self.trade.to_dict(),
             "winner": self.winner,
             "last_roll": None if self.last_roll is None else list(self.last_roll),
+            "tokens": self.tokens[:],
+            "token_stock": self.token_stock,
+            "token_used": self.token_used,
+            "knight_discarded": self.knight_discarded,
+            "rolls_done": self.rolls_done,
+            "first_sum": self.first_sum,
+            "neutral_return": PHASE_NAMES[self.neutral_return],
+            "give_back": self.give_back,
+            "built": self.built,
+            "pending_harbors": [list(x) for x in self.pending_harbors],
         }
         if include_log:
             d["log"] = None if self.log is None else [entry_to_dict(e) for e in self.log]
@@ -348,6 +438,16 @@ class GameState:
         s.trade = None if d["trade"] is None else Trade.from_dict(d["trade"])
         s.winner = d["winner"]
         s.last_roll = None if d["last_roll"] is None else (d["last_roll"][0], d["last_roll"][1])
+        s.tokens = list(d["tokens"])
+        s.token_stock = d["token_stock"]
+        s.token_used = d["token_used"]
+        s.knight_discarded = d["knight_discarded"]
+        s.rolls_done = d["rolls_done"]
+        s.first_sum = d["first_sum"]
+        s.neutral_return = PHASE_NAMES.index(d["neutral_return"])
+        s.give_back = d["give_back"]
+        s.built = d["built"]
+        s.pending_harbors = [(x[0], x[1]) for x in d["pending_harbors"]]
         log = d.get("log")
         s.log = None if log is None else [entry_from_dict(e) for e in log]
         s.rebuild_derived()
@@ -357,11 +457,13 @@ class GameState:
         """Recompute road lists, reach sets, harbor ratios, pieces and VP from
         the position (used after loading; also a from-scratch check in tests)."""
         n = self.settings.players
-        self.roads = [[] for _ in range(n)]
-        self.reach = [set() for _ in range(n)]
-        self.pieces = [list(PIECES) for _ in range(n)]
+        owners = self.settings.owners
+        self.roads = [[] for _ in range(owners)]
+        self.reach = [set() for _ in range(owners)]
+        self.pieces = [list(PIECES) for _ in range(owners)]
         self.ratios = [[4] * 5 for _ in range(n)]
-        self.vp = [0] * n
+        self.vp = [0] * owners
+        pending = set(self.pending_harbors)
         self.prod_nodes = [()] * 13
         from .board import EDGE_NODES
 
@@ -376,18 +478,16 @@ class GameState:
             if o < 0:
                 continue
             self.reach[o].add(node)
-            add_production_node(self, node)
+            if o < n:
+                add_production_node(self, node)
             if self.node_level[node] == 1:
                 self.pieces[o][SETTLEMENTS] -= 1
                 self.vp[o] += 1
             else:
                 self.pieces[o][CITIES] -= 1
                 self.vp[o] += 2
-            kind = self.info.node_harbor[node]
-            if kind == 5:
-                self.ratios[o] = [min(r, 3) for r in self.ratios[o]]
-            elif kind >= 0:
-                self.ratios[o][kind] = 2
+            if o < n and (o, node) not in pending:
+                apply_harbor(self.ratios[o], self.info.node_harbor[node])
         if self.lr_holder >= 0:
             self.vp[self.lr_holder] += 2
         if self.la_holder >= 0:

@@ -48,6 +48,7 @@ def observe(s: GameState, seat: int | None) -> dict[str, Any]:
                 "road_length": s.road_len[q],
                 "pieces": s.pieces[q][:],
                 "discard_owed": s.discard_owed[q],
+                "tokens": s.tokens[q],
             }
         )
     trade = None
@@ -57,6 +58,7 @@ def observe(s: GameState, seat: int | None) -> dict[str, Any]:
         "seat": seat,
         "players": n,
         "vp_target": s.settings.vp_target,
+        "settings": s.settings.to_dict(),
         "board": s.board.to_dict(),
         "robber": s.robber,
         "buildings": [
@@ -81,6 +83,16 @@ def observe(s: GameState, seat: int | None) -> dict[str, Any]:
         "longest_road": None if s.lr_holder < 0 else s.lr_holder,
         "largest_army": None if s.la_holder < 0 else s.la_holder,
         "seats": seats,
+        "neutrals": [
+            {"owner": o, "pieces": s.pieces[o][:], "road_length": s.road_len[o]}
+            for o in range(n, s.settings.owners)
+        ],
+        "token_stock": s.token_stock,
+        "token_used": s.token_used,
+        "knight_discarded": s.knight_discarded,
+        "rolls_done": s.rolls_done,
+        "give_back": s.give_back,
+        "built": s.built,
         "winner": None if s.winner < 0 else s.winner,
         "final_scores": [s.total_vp(q) for q in range(n)] if over else None,
         "you": None,
