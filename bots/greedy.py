@@ -16,11 +16,14 @@ from typing import Any
 from protocol.rules import (
     Action,
     BuildCity,
+    BuildNeutralRoad,
+    BuildNeutralSettlement,
     BuildRoad,
     BuildSettlement,
     BuyDevCard,
     Discard,
     EndTurn,
+    GiveBack,
     MaritimeTrade,
     MoveRobber,
     PlayKnight,
@@ -29,6 +32,7 @@ from protocol.rules import (
     PlayYearOfPlenty,
     RollDice,
     Steal,
+    TokenRobberHome,
 )
 from protocol.rules.board import (
     DESERT,
@@ -73,8 +77,10 @@ class GreedyBot(Bot):
             return legal[0]
         first = legal[0]
         phase = view["phase"]
-        if phase == "discard":
+        if phase in ("discard", "give_back"):
             return self._discard(view, legal)
+        if phase in ("neutral_road", "neutral_settlement"):
+            return self._neutral(view, legal)
         if phase == "move_robber":
             return self._robber(view, legal)
         if phase == "steal":
@@ -119,7 +125,10 @@ class GreedyBot(Bot):
         trade = self._useful_trade(hand, legal)
         if trade is not None:
             return trade
-        return next(a for a in legal if isinstance(a, EndTurn))
+        for a in legal:  # two-player game: chase the robber off our own hex
+            if isinstance(a, TokenRobberHome) and self._robber_on_me(view):
+                return a
+        return next((a for a in legal if isinstance(a, EndTurn)), legal[-1])
 
     def _dev_choice(self, view: Mapping[str, Any], legal: Sequence[Action],
                     a: Action) -> Action:
@@ -204,9 +213,21 @@ class GreedyBot(Bot):
                     who, level = owner[n]
                     if who == me:
                         value -= 10 * level
-                    else:
+                    elif who < len(seats):  # neutral players (2-player game) hold no cards
                         value += level * (1 + seats[who]["vp"]) * (1 + pips(numbers[a.hex]))
             return value
+
+        return max(legal, key=score)
+
+    def _neutral(self, view: Mapping[str, Any], legal: Sequence[Action]) -> Action:
+        """Put the free neutral piece where it takes the best spot from the opponent."""
+
+        def score(a: Action) -> float:
+            if isinstance(a, BuildNeutralSettlement):
+                return node_value(view, a.node)
+            if isinstance(a, BuildNeutralRoad):
+                return self._rng.random()
+            return -1.0
 
         return max(legal, key=score)
 
@@ -214,7 +235,7 @@ class GreedyBot(Bot):
         hand = view["you"]["hand"]
 
         def keep_score(a: Action) -> float:
-            if not isinstance(a, Discard):
+            if not isinstance(a, Discard | GiveBack):
                 return -1e9
             left: list[int] = [hand[r] - a.cards[r] for r in range(5)]
             shortfall = sum(sum(self._missing(left, c)) for c in _COSTS.values())

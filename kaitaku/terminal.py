@@ -11,11 +11,16 @@ from protocol.rules import DEV_CARDS, RESOURCES, Action, Event, GameState, Setti
 from protocol.rules import events as ev
 
 SEAT_NAMES = ("赤 Red", "青 Blue", "白 White", "橙 Orange")
+NEUTRAL_NAMES = ("中立 Neutral-1", "中立 Neutral-2")
 RESOURCE_JA = ("木材", "レンガ", "羊毛", "小麦", "鉄")
 
 
-def seat_name(q: int | None) -> str:
-    return "nobody" if q is None else f"[{SEAT_NAMES[q % 4]}]"
+def _seat_name(q: int | None, players: int = 4) -> str:
+    if q is None:
+        return "nobody"
+    if players == 2 and q >= 2:
+        return f"[{NEUTRAL_NAMES[q - 2]}]"
+    return f"[{SEAT_NAMES[q % 4]}]"
 
 
 def cards_text(cards: tuple[int, ...]) -> str:
@@ -23,8 +28,12 @@ def cards_text(cards: tuple[int, ...]) -> str:
     return ", ".join(parts) or "nothing"
 
 
-def describe(e: Event) -> str | None:
+def describe(e: Event, players: int = 4) -> str | None:
     """One line of text for an event, or None for events not worth a line."""
+
+    def seat_name(q: int | None) -> str:
+        return _seat_name(q, players)
+
     match e:
         case ev.TurnStarted(seat=q, turn=t):
             return f"\n— turn {t}: {seat_name(q)} —"
@@ -64,6 +73,16 @@ def describe(e: Event) -> str | None:
             return f"Longest Road (最長交易路) → {seat_name(h)} ({n})"
         case ev.LargestArmyChanged(holder=h, knights=n):
             return f"Largest Army (最大騎士力) → {seat_name(h)} ({n} knights)"
+        case ev.TokensGained(seat=q, count=n, reason=why):
+            return f"{seat_name(q)} gains {n} trade token(s) (交易チップ) for a {why}"
+        case ev.TokensSpent(seat=q, count=n, action=what):
+            return f"{seat_name(q)} spends {n} trade token(s) on {what.replace('_', ' ')}"
+        case ev.ForcedTradeDrawn(seat=q, victim=v, count=n):
+            return f"{seat_name(q)} draws {n} card(s) from {seat_name(v)} (forced trade)"
+        case ev.GaveBack(seat=q, partner=v, count=n):
+            return f"{seat_name(q)} gives {n} card(s) back to {seat_name(v)}"
+        case ev.KnightDiscarded(seat=q):
+            return f"{seat_name(q)} discards a played knight"
         case ev.GameOver(winner=w, scores=sc):
             lines = ["", "=== game over / ゲーム終了 ==="]
             lines.append(f"winner / 勝者: {seat_name(w)}")
@@ -73,21 +92,27 @@ def describe(e: Event) -> str | None:
     return None
 
 
-def run(bot_names: list[str], seed: int, delay: float, vp_target: int,
+def run(bot_names: list[str], seed: int, delay: float, vp_target: int, sea3d: bool = False,
         out: Callable[[str], None] = print) -> int:
     bots: list[Bot] = [BUILTIN_BOTS[name](seed * 10 + i) for i, name in enumerate(bot_names)]
     out(f"Kaitaku 開拓 — {len(bots)} bots play (seed {seed}): "
-        + ", ".join(f"{seat_name(i)} {b.name}" for i, b in enumerate(bots)))
+        + ", ".join(f"{_seat_name(i)} {b.name}" for i, b in enumerate(bots)))
 
     def show(s: GameState, seat: int, action: Action, events: list[Event]) -> None:
         for e in events:
-            line = describe(e)
+            line = describe(e, len(bots))
             if line:
                 out(line)
                 if delay:
                     sys.stdout.flush()
                     time.sleep(delay)
 
-    settings = Settings(players=len(bots), vp_target=vp_target, turn_cap=2000)
+    if not 2 <= len(bots) <= 4:
+        out("a game needs 2 to 4 bots")
+        return 2
+    if sea3d:
+        settings = Settings.sea3d(len(bots), vp_target=vp_target, turn_cap=2000)
+    else:
+        settings = Settings(players=len(bots), vp_target=vp_target, turn_cap=2000)
     result = play_game(bots, settings, seed, on_step=show)
     return 0 if result.winner is not None else 1

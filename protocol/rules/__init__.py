@@ -18,6 +18,8 @@ from .actions import (
     AcceptTrade,
     Action,
     BuildCity,
+    BuildNeutralRoad,
+    BuildNeutralSettlement,
     BuildRoad,
     BuildSettlement,
     BuyDevCard,
@@ -26,7 +28,9 @@ from .actions import (
     ConfirmTrade,
     CounterOffer,
     Discard,
+    DiscardKnight,
     EndTurn,
+    GiveBack,
     MaritimeTrade,
     MoveRobber,
     OfferTrade,
@@ -37,10 +41,21 @@ from .actions import (
     RejectTrade,
     RollDice,
     Steal,
+    TokenForcedTrade,
+    TokenRobberHome,
     action_from_dict,
 )
 from .board import RESOURCES, Board, generate_board
-from .engine import apply, legal_actions, longest_road, new_game, setup_seat, to_act, validate
+from .engine import (
+    apply,
+    legal_actions,
+    longest_road,
+    new_game,
+    setup_seat,
+    to_act,
+    token_cost,
+    validate,
+)
 from .errors import IllegalAction, InvalidLog, MalformedAction, NotYourTurn, RulesError
 from .events import EVENT_TYPES, Event, redact
 from .log import GameLog, replay
@@ -49,6 +64,8 @@ from .view import observe
 
 __all__ = [
     "ACTION_TYPES", "AcceptTrade", "Action", "BuildCity", "BuildRoad", "BuildSettlement",
+    "BuildNeutralRoad", "BuildNeutralSettlement", "DiscardKnight", "GiveBack",
+    "TokenForcedTrade", "TokenRobberHome", "token_cost",
     "BuyDevCard", "CancelTrade", "Cards", "ConfirmTrade", "CounterOffer", "DEV_CARDS",
     "Discard", "EVENT_TYPES", "EndTurn", "Event", "GameLog", "GameState", "IllegalAction",
     "InvalidLog", "MalformedAction", "MaritimeTrade", "MoveRobber", "NotYourTurn",
