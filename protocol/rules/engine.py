@@ -749,8 +749,17 @@ def _neutral_road(s: GameState, p: int, a: Action, chance: Chance, ev: list[Even
     ev.append(RoadBuilt(a.neutral, a.edge, True))
     s.road_len[a.neutral] = _length_after_new_road(s, a.neutral, a.edge)
     _update_longest_road(s, (), ev)
-    s.phase = s.neutral_return
+    _resume_after_neutral(s, p)
     return None
+
+
+def _resume_after_neutral(s: GameState, p: int) -> None:
+    """Back to the phase the neutral piece interrupted; a Road Building whose
+    last free spot the neutral piece just took ends there (R-DEV-5)."""
+    s.phase = s.neutral_return
+    if s.phase == ROAD_BUILDING and not _road_spots(s, p):
+        s.free_roads = 0
+        s.phase = s.return_phase
 
 
 def _neutral_settlement(
@@ -765,7 +774,7 @@ def _neutral_settlement(
     _place_settlement(s, a.neutral, a.node)
     ev.append(SettlementBuilt(a.neutral, a.node, True))
     _after_settlement(s, a.neutral, a.node, ev)
-    s.phase = s.neutral_return
+    _resume_after_neutral(s, p)
     return None
 
 
