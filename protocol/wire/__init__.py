@@ -1,1 +1,29 @@
-"""Wire protocol (sans-I/O msgpack framing); see the protocol issue."""
+"""Kaitaku's wire protocol, sans-I/O: frames, messages, the connection phases.
+
+See ``docs/PROTOCOL.md`` for the specification. This package does no I/O:
+:class:`Connection` turns received bytes into validated messages and
+messages into bytes; the server and the clients wrap it with asyncio.
+"""
+
+from .connection import Connection, ConnPhase
+from .errors import LocalProtocolError, ProtocolError, RemoteProtocolError
+from .framing import MAX_FRAME, FrameDecoder, decode_body, encode_frame
+from .messages import (
+    CLIENT,
+    ERROR_CODES,
+    PROTOCOL_VERSION,
+    SERVER,
+    SPECS,
+    VERSION_STRING,
+    Message,
+    compatible,
+    parse_version,
+    validate,
+)
+
+__all__ = [
+    "CLIENT", "ERROR_CODES", "MAX_FRAME", "PROTOCOL_VERSION", "SERVER", "SPECS",
+    "VERSION_STRING", "ConnPhase", "Connection", "FrameDecoder", "LocalProtocolError",
+    "Message", "ProtocolError", "RemoteProtocolError", "compatible", "decode_body",
+    "encode_frame", "parse_version", "validate",
+]

@@ -1,0 +1,133 @@
+"""A sans-I/O protocol connection: bytes in → messages out, messages → bytes.
+
+Both ends keep the same phase machine::
+
+    handshake --welcome--> lobby --joined--> table --game_started--> playing
+        |                    ^                 |                        |
+        +--error/bye--> closed   <----left-----+------------------------+
+
+Every message received is validated (frame, msgpack limits, catalogue,
+phase); every message sent is validated too. Nothing here does I/O: the
+server and the clients wrap it with asyncio, tests drive two of them with
+plain byte strings.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from .errors import LocalProtocolError, ProtocolError, RemoteProtocolError
+from .framing import FrameDecoder, encode_frame
+from .messages import CLIENT, SERVER, Message, validate
+
+
+class ConnPhase(Enum):
+    HANDSHAKE = "handshake"
+    LOBBY = "lobby"
+    TABLE = "table"
+    PLAYING = "playing"
+    CLOSED = "closed"
+
+
+H, L, T, P = ConnPhase.HANDSHAKE, ConnPhase.LOBBY, ConnPhase.TABLE, ConnPhase.PLAYING
+
+_CLIENT_MAY: dict[ConnPhase, frozenset[str]] = {
+    H: frozenset({"hello"}),
+    L: frozenset({"list_tables", "create_table", "join", "spectate", "ping", "pong", "bye"}),
+    T: frozenset({"list_tables", "start", "leave", "chat", "ping", "pong", "resync", "bye"}),
+    P: frozenset({"list_tables", "start", "leave", "chat", "ping", "pong", "resync", "bye",
+                  "action"}),
+}
+_AT_TABLE = frozenset({"tables", "table", "joined", "left", "game_started", "view", "events",
+                       "legal", "chat", "error", "ping", "pong", "bye", "game_over", "result"})
+_SERVER_MAY: dict[ConnPhase, frozenset[str]] = {
+    H: frozenset({"welcome", "error", "bye"}),
+    L: frozenset({"tables", "joined", "error", "ping", "pong", "bye", "result"}),
+    T: _AT_TABLE,
+    P: _AT_TABLE,
+}
+_NEXT: dict[str, ConnPhase] = {
+    "welcome": L,
+    "joined": T,
+    "game_started": P,
+    "left": L,
+    "bye": ConnPhase.CLOSED,
+}
+
+
+class Connection:
+    """One end of a Kaitaku connection; ``role`` is our side (CLIENT or SERVER)."""
+
+    def __init__(self, role: str) -> None:
+        if role not in (CLIENT, SERVER):
+            raise ValueError("role is 'client' or 'server'")
+        self.role = role
+        self.peer = SERVER if role == CLIENT else CLIENT
+        self.phase = ConnPhase.HANDSHAKE
+        self._decoder = FrameDecoder()
+
+    # -- receiving ----------------------------------------------------------------
+
+    def receive_data(self, data: bytes) -> list[Message]:
+        """Feed received bytes; return the complete, valid messages.
+
+        Raises :class:`RemoteProtocolError` (with a ``code``) on anything
+        invalid; the connection is then closed.
+        """
+        if self.phase is ConnPhase.CLOSED:
+            return []
+        try:
+            raw = self._decoder.feed(data)
+            out = []
+            for msg in raw:
+                self._check(msg, self.peer)
+                out.append(msg)
+                self._advance(msg)
+                if self._closed():
+                    break
+            return out
+        except ProtocolError as exc:
+            self.phase = ConnPhase.CLOSED
+            if isinstance(exc, RemoteProtocolError):
+                raise
+            raise RemoteProtocolError(str(exc), exc.code) from exc
+
+    # -- sending ------------------------------------------------------------------
+
+    def send(self, msg: Message) -> bytes:
+        """The bytes for ``msg``; raises :class:`LocalProtocolError` if we may
+        not send it now (nothing is sent and the phase is unchanged)."""
+        if self.phase is ConnPhase.CLOSED:
+            raise LocalProtocolError("the connection is closed", "closed")
+        try:
+            self._check(msg, self.role)
+        except ProtocolError as exc:
+            raise LocalProtocolError(str(exc), exc.code) from exc
+        data = encode_frame(msg)
+        self._advance(msg)
+        return data
+
+    def close(self) -> None:
+        self.phase = ConnPhase.CLOSED
+
+    def _closed(self) -> bool:
+        return self.phase is ConnPhase.CLOSED
+
+    # -- the phase machine ------------------------------------------------------
+
+    def _check(self, msg: Message, sender: str) -> None:
+        validate(msg, sender)
+        allowed = (_CLIENT_MAY if sender == CLIENT else _SERVER_MAY)[self.phase]
+        kind = msg["type"]
+        if kind not in allowed:
+            raise ProtocolError(
+                f"{sender} may not send {kind!r} in phase {self.phase.value}",
+                "unexpected_message",
+            )
+
+    def _advance(self, msg: Message) -> None:
+        nxt = _NEXT.get(msg["type"])
+        if nxt is not None and not (nxt is T and self.phase is P and msg["type"] == "joined"):
+            self.phase = nxt
+        if msg["type"] == "error" and self.phase is ConnPhase.HANDSHAKE:
+            self.phase = ConnPhase.CLOSED  # a refused hello ends the connection

@@ -1,0 +1,254 @@
+"""The message catalogue: every message, who sends it, its fields and types.
+
+A message is a msgpack map with a ``"type"`` string and the fields listed
+here. This table is the single source of truth: :func:`validate` checks
+messages against it and ``docs/PROTOCOL.md`` is written from it. Unknown
+fields are ignored (minor versions add optional fields only).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import ProtocolError
+
+PROTOCOL_VERSION = (1, 0)
+VERSION_STRING = f"{PROTOCOL_VERSION[0]}.{PROTOCOL_VERSION[1]}"
+MAX_NAME = 32
+MAX_CHAT = 300
+ROLES = ("player", "bot", "spectator")
+
+Message = dict[str, Any]
+
+CLIENT = "client"
+SERVER = "server"
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """``kind``: str, int, bool, map, list, any. ``optional`` fields may be
+    missing or nil. ``max_len`` bounds strings and lists; ``choices`` bounds
+    strings."""
+
+    kind: str
+    doc: str
+    optional: bool = False
+    max_len: int | None = None
+    min_len: int = 0
+    choices: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Spec:
+    sender: str
+    doc: str
+    fields: dict[str, Field] = field(default_factory=dict)
+
+
+def _f(kind: str, doc: str, **kw: Any) -> Field:
+    return Field(kind, doc, **kw)
+
+
+SPECS: dict[str, Spec] = {
+    # --- handshake ---------------------------------------------------------------
+    "hello": Spec(CLIENT, "First frame of every connection.", {
+        "version": _f("str", 'protocol version "major.minor" the client speaks', max_len=16),
+        "role": _f("str", "player, bot or spectator", choices=ROLES),
+        "name": _f("str", "display name (1–32 characters)", min_len=1, max_len=MAX_NAME),
+        "resume": _f("str", "resume token from an earlier welcome, to reclaim a seat",
+                     optional=True, max_len=128),
+    }),
+    "welcome": Spec(SERVER, "Answer to a hello the server accepts.", {
+        "version": _f("str", "the server's protocol version", max_len=16),
+        "session": _f("str", "this connection's session id", max_len=64),
+        "resume_token": _f("str", "present it in a later hello to get this session's seat "
+                           "back", max_len=128),
+        "server": _f("str", "server name", max_len=64),
+    }),
+    # --- lobby -------------------------------------------------------------------
+    "list_tables": Spec(CLIENT, "Ask for the tables."),
+    "tables": Spec(SERVER, "The tables (answer to list_tables).", {
+        "tables": _f("list", "table summaries: {id, name, settings, seats, status, "
+                     "spectators}", max_len=1024),
+    }),
+    "create_table": Spec(CLIENT, "Create a table; the creator is seated at it.", {
+        "settings": _f("map", "game settings: players, vp_target, balanced_map, "
+                       "shuffle_harbors, harbor_delay, strict_phases"),
+        "name": _f("str", "table name", optional=True, max_len=MAX_NAME),
+        "bots": _f("list", "bot kinds for seats the creator wants filled by bots "
+                   "(random, greedy)", optional=True, max_len=4),
+        "turn_timer": _f("int", "seconds per decision, 0 for none", optional=True),
+        "seat": _f("bool", "false: create without taking a seat (spectate instead)",
+                   optional=True),
+    }),
+    "join": Spec(CLIENT, "Take a seat at a table.", {
+        "table": _f("str", "table id", max_len=64),
+        "seat": _f("int", "the seat wanted; nil for any free seat", optional=True),
+    }),
+    "spectate": Spec(CLIENT, "Watch a table (public view only).", {
+        "table": _f("str", "table id", max_len=64),
+    }),
+    "joined": Spec(SERVER, "You are at a table.", {
+        "table": _f("str", "table id", max_len=64),
+        "seat": _f("int", "your seat, nil when spectating", optional=True),
+        "settings": _f("map", "the table's settings"),
+    }),
+    "table": Spec(SERVER, "A table's state changed (seats, status).", {
+        "table": _f("str", "table id", max_len=64),
+        "seats": _f("list", "per seat: {name, kind: human|bot|empty, connected}", max_len=4),
+        "status": _f("str", "waiting, playing or finished", max_len=16),
+    }),
+    "start": Spec(CLIENT, "Creator only: fill empty seats with bots and start now."),
+    "leave": Spec(CLIENT, "Leave the table (a seated player's seat goes to a bot during a "
+                  "game)."),
+    "left": Spec(SERVER, "You left the table.", {
+        "table": _f("str", "table id", max_len=64),
+    }),
+    # --- game --------------------------------------------------------------------
+    "game_started": Spec(SERVER, "The table's game began.", {
+        "table": _f("str", "table id", max_len=64),
+    }),
+    "view": Spec(SERVER, "Your full view (on join, game start and resync).", {
+        "version": _f("int", "the table's event version this view reflects"),
+        "view": _f("map", "the seat's view (docs/ENGINE.md)"),
+    }),
+    "events": Spec(SERVER, "What happened, redacted for you.", {
+        "version": _f("int", "the table's event version after these events"),
+        "events": _f("list", "engine events (docs/ENGINE.md)", max_len=256),
+    }),
+    "legal": Spec(SERVER, "The actions you may take now (empty: nothing to do).", {
+        "version": _f("int", "the table's event version"),
+        "actions": _f("list", "legal actions; trade offers are also allowed",
+                      max_len=4096),
+    }),
+    "action": Spec(CLIENT, "Your action; the seat is your connection's.", {
+        "seq": _f("int", "client sequence number, increasing; a repeat is answered again, "
+                  "not applied twice"),
+        "action": _f("map", "an engine action (docs/ENGINE.md)"),
+    }),
+    "result": Spec(SERVER, "Answer to one action.", {
+        "seq": _f("int", "the action's sequence number"),
+        "ok": _f("bool", "true: applied"),
+        "code": _f("str", "error code when rejected", optional=True, max_len=64),
+        "message": _f("str", "human-readable reason when rejected", optional=True,
+                      max_len=512),
+    }),
+    "resync": Spec(CLIENT, "Ask for a full view (after a gap in event versions)."),
+    "game_over": Spec(SERVER, "The game ended.", {
+        "winner": _f("int", "winning seat, nil if stopped", optional=True),
+        "scores": _f("list", "final VP per seat", max_len=4),
+    }),
+    # --- chat and keep-alive ------------------------------------------------------
+    "chat": Spec(CLIENT, "Say something at your table (relayed by the server as chat).", {
+        "text": _f("str", "1–300 characters", min_len=1, max_len=MAX_CHAT),
+        "table": _f("str", "server to client: the table", optional=True, max_len=64),
+        "seat": _f("int", "server to client: the speaker's seat", optional=True),
+        "name": _f("str", "server to client: the speaker's name", optional=True,
+                   max_len=MAX_NAME),
+    }),
+    "ping": Spec(CLIENT, "Keep-alive; either side may send it.", {
+        "nonce": _f("int", "echoed in the pong", optional=True),
+    }),
+    "pong": Spec(CLIENT, "Answer to a ping (either side).", {
+        "nonce": _f("int", "the ping's nonce", optional=True),
+    }),
+    "error": Spec(SERVER, "Something went wrong (see the error codes).", {
+        "code": _f("str", "error code", max_len=64),
+        "message": _f("str", "human-readable explanation", max_len=512),
+    }),
+    "bye": Spec(CLIENT, "Closing the connection (either side).", {
+        "reason": _f("str", "why", optional=True, max_len=256),
+    }),
+}
+"""``sender`` CLIENT for chat/ping/pong/bye means either side may send it."""
+
+BOTH_WAYS = frozenset({"chat", "ping", "pong", "bye"})
+
+ERROR_CODES: dict[str, str] = {
+    "bad_frame": "a frame's length is 0 or exceeds the maximum",
+    "too_large": "a frame is larger than the maximum frame size",
+    "bad_msgpack": "the body is not valid msgpack within the limits",
+    "bad_message": "not a map with a known type and valid fields",
+    "unexpected_message": "a message that is not allowed in this phase",
+    "version_unsupported": "the hello's major version is not spoken by the server",
+    "bad_resume": "the resume token is unknown, forged or expired",
+    "handshake_timeout": "no hello within the handshake deadline",
+    "idle_timeout": "nothing received for too long",
+    "rate_limited": "too many messages",
+    "no_such_table": "the table id is unknown",
+    "seat_taken": "the seat is taken or does not exist",
+    "table_full": "no free seat",
+    "not_seated": "the action needs a seat",
+    "not_creator": "only the table's creator may do that",
+    "bad_settings": "the table settings are invalid",
+    "game_not_started": "the table's game has not started",
+    "server_shutdown": "the server is shutting down",
+    "internal_error": "the server failed; the action was not applied",
+}
+"""Connection-level error codes. Rejected actions carry the engine's codes
+(``not_your_turn``, ``illegal_action``, ``cannot_afford``, ... see
+docs/PROTOCOL.md)."""
+
+
+_KIND_TYPES: dict[str, tuple[type, ...]] = {
+    "str": (str,),
+    "int": (int,),
+    "bool": (bool,),
+    "map": (dict,),
+    "list": (list,),
+}
+
+
+def _is_kind(v: object, kind: str) -> bool:
+    return isinstance(v, _KIND_TYPES[kind]) and not (kind == "int" and isinstance(v, bool))
+
+
+def validate(msg: Any, sender: str | None = None) -> Message:
+    """Check ``msg`` against the catalogue; return it or raise :class:`ProtocolError`.
+
+    ``sender`` (CLIENT/SERVER) also checks that this side may send this type.
+    """
+    if not isinstance(msg, dict):
+        raise ProtocolError("a message is a map", "bad_message")
+    kind = msg.get("type")
+    spec = SPECS.get(kind) if isinstance(kind, str) else None
+    if spec is None:
+        raise ProtocolError(f"unknown message type {kind!r}", "bad_message")
+    if sender is not None and spec.sender != sender and kind not in BOTH_WAYS:
+        raise ProtocolError(f"a {sender} does not send {kind!r}", "unexpected_message")
+    for name, f in spec.fields.items():
+        v: Any = msg.get(name)
+        if v is None:
+            if f.optional:
+                continue
+            raise ProtocolError(f"{kind}: missing field {name!r}", "bad_message")
+        if f.kind == "any":
+            continue
+        if not _is_kind(v, f.kind):
+            raise ProtocolError(f"{kind}.{name} must be a {f.kind}", "bad_message")
+        if f.kind == "int" and not -(2**53) <= v <= 2**53:
+            raise ProtocolError(f"{kind}.{name} is out of range", "bad_message")
+        if f.kind in ("str", "list"):
+            if f.max_len is not None and len(v) > f.max_len:
+                raise ProtocolError(f"{kind}.{name} is longer than {f.max_len}", "bad_message")
+            if len(v) < f.min_len:
+                raise ProtocolError(f"{kind}.{name} is too short", "bad_message")
+        if f.choices is not None and v not in f.choices:
+            raise ProtocolError(f"{kind}.{name} must be one of {', '.join(f.choices)}",
+                                "bad_message")
+    return msg
+
+
+def parse_version(text: str) -> tuple[int, int] | None:
+    """``"1.0"`` → ``(1, 0)``; None if it is not ``major.minor``."""
+    parts = text.split(".")
+    if len(parts) != 2 or not all(p.isdigit() and len(p) <= 4 for p in parts):
+        return None
+    return int(parts[0]), int(parts[1])
+
+
+def compatible(version: str) -> bool:
+    """The compatibility rule: same major version; any minor."""
+    v = parse_version(version)
+    return v is not None and v[0] == PROTOCOL_VERSION[0]
