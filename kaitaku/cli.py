@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import random
 import sys
 
@@ -21,6 +22,52 @@ def _play(args: argparse.Namespace) -> int:
     return run(args.bots, seed, args.delay, args.vp, args.sea3d)
 
 
+def _server(args: argparse.Namespace) -> int:
+    import asyncio
+    import logging
+
+    from server.app import Server
+
+    logging.basicConfig(level=getattr(logging, args.log_level.upper()),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+    async def main() -> None:
+        srv = Server(args.host, args.port, name=args.name)
+        await srv.start()
+        print(f"kaitaku server listening on {srv.host}:{srv.port}", flush=True)
+        try:
+            await srv.serve_forever()
+        finally:
+            await srv.close()
+
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(main())
+    return 0
+
+
+def _bot(args: argparse.Namespace) -> int:
+    import asyncio
+    import json
+    import logging
+
+    from bots import BUILTIN_BOTS
+    from bots.client import run_bot
+
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    host, _, port = args.connect.rpartition(":")
+    if args.bot not in BUILTIN_BOTS:
+        print(f"unknown bot {args.bot!r}; built-in: {', '.join(BUILTIN_BOTS)}", file=sys.stderr)
+        return 2
+    bot = BUILTIN_BOTS[args.bot](args.seed)
+    create = json.loads(args.create) if args.create else None
+    outcome = asyncio.run(run_bot(bot, host or "127.0.0.1", int(port), name=args.name,
+                                  table=args.table, seat=args.seat, key=args.key,
+                                  create=create))
+    print(json.dumps({"table": outcome.table, "seat": outcome.seat, "winner": outcome.winner,
+                      "scores": outcome.scores, "actions": outcome.actions}), flush=True)
+    return 0 if outcome.finished else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="kaitaku", description="Kaitaku (開拓): networked Catan")
     sub = p.add_subparsers(dest="command", required=True)
@@ -37,6 +84,26 @@ def build_parser() -> argparse.ArgumentParser:
                           "(a venv where catanatron is installed) and report the ratio")
     eng.add_argument("--catanatron-games", type=int, default=None)
     eng.set_defaults(func=_bench)
+
+    srv = sub.add_parser("server", help="run a headless game server")
+    srv.add_argument("--host", default="127.0.0.1",
+                     help="address to listen on (0.0.0.0 for the LAN; default 127.0.0.1)")
+    srv.add_argument("--port", type=int, default=7878, help="TCP port (default 7878)")
+    srv.add_argument("--name", default="kaitaku", help="server name shown to clients")
+    srv.add_argument("--log-level", default="info", choices=("debug", "info", "warning"))
+    srv.set_defaults(func=_server)
+
+    bot = sub.add_parser("bot", help="run a bot that joins a server's table")
+    bot.add_argument("--connect", required=True, metavar="HOST:PORT")
+    bot.add_argument("--bot", default="random", help="random or greedy")
+    bot.add_argument("--table", help="table id to join")
+    bot.add_argument("--seat", type=int, default=None)
+    bot.add_argument("--key", default=None, help="seat key given by the server")
+    bot.add_argument("--create", default=None, metavar="JSON",
+                     help='create a table instead: {"settings": {...}, "bots": [...]}')
+    bot.add_argument("--name", default="bot")
+    bot.add_argument("--seed", type=int, default=None)
+    bot.set_defaults(func=_bot)
 
     play = sub.add_parser("play", help="play a game (for now: bots in the terminal)")
     play.add_argument("--bots", nargs="+", default=["greedy", "greedy", "random", "greedy"],

@@ -85,6 +85,8 @@ SPECS: dict[str, Spec] = {
     "join": Spec(CLIENT, "Take a seat at a table.", {
         "table": _f("str", "table id", max_len=64),
         "seat": _f("int", "the seat wanted; nil for any free seat", optional=True),
+        "key": _f("str", "the key of a seat the server reserved for a bot it started",
+                  optional=True, max_len=64),
     }),
     "spectate": Spec(CLIENT, "Watch a table (public view only).", {
         "table": _f("str", "table id", max_len=64),

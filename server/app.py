@@ -1,0 +1,293 @@
+"""The server: accepts connections, runs the lobby, owns the tables.
+
+``Server.dispatch`` is the one place where client messages are routed. Lobby
+messages are handled at once (they only touch the table list); everything
+that changes a table goes into that table's queue.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import secrets
+import sys
+from typing import Any
+
+from protocol.rules import RulesError, Settings
+
+from .session import Session
+from .table import Table
+
+log = logging.getLogger("kaitaku.server")
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 7878
+BOT_KINDS = ("random", "greedy")
+
+
+class Server:
+    """A Kaitaku game server. ``await start()``, then ``await serve_forever()``."""
+
+    def __init__(self, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, *,
+                 name: str = "kaitaku", spawn_bots: bool = True) -> None:
+        self.host = host
+        self.port = port
+        self.name = name
+        self.spawn_bots = spawn_bots
+        self.tables: dict[str, Table] = {}
+        self.sessions: set[Session] = set()
+        self.resumable: dict[str, tuple[str, int]] = {}  # token -> (table id, seat)
+        self.bot_processes: list[asyncio.subprocess.Process] = []
+        self._server: asyncio.base_events.Server | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    # -- life -------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        self._server = await asyncio.start_server(self._accept, self.host, self.port)
+        sock = self._server.sockets[0]
+        self.port = sock.getsockname()[1]
+        log.info("listening on %s:%d", self.host, self.port)
+
+    async def serve_forever(self) -> None:
+        assert self._server is not None
+        async with self._server:
+            await self._server.serve_forever()
+
+    async def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+        for sess in list(self.sessions):
+            sess.send({"type": "bye", "reason": "server shutting down"})
+        await asyncio.sleep(0.05)  # let the writers flush the byes
+        for sess in list(self.sessions):
+            sess.abort()
+        for table in self.tables.values():
+            table.submit("stop", None)
+        for proc in self.bot_processes:
+            with contextlib.suppress(ProcessLookupError):
+                proc.terminate()
+        for proc in self.bot_processes:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(proc.wait(), 5)
+        tasks = [t for t in self._tasks if not t.done()]
+        if tasks:
+            _, pending = await asyncio.wait(tasks, timeout=2.0)
+            for t in pending:
+                t.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+        if self._server is not None:
+            with contextlib.suppress(Exception):
+                await self._server.wait_closed()
+
+    def _spawn(self, coro: Any) -> asyncio.Task[Any]:
+        task = asyncio.create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        sess = Session(self, reader, writer)
+        self.sessions.add(sess)
+        task = asyncio.current_task()
+        if task is not None:
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+        await sess.run()
+
+    def forget(self, sess: Session) -> None:
+        self.sessions.discard(sess)
+        if sess.table is not None:
+            table = sess.table
+            seat = table.vacate(sess)
+            log.info("table %s: %s left seat %s", table.id, sess.name, seat)
+            table.broadcast_table()
+
+    # -- routing --------------------------------------------------------------------
+
+    def dispatch(self, sess: Session, msg: dict[str, Any]) -> None:
+        kind = msg["type"]
+        handler = getattr(self, f"_on_{kind}", None)
+        if handler is None:  # pong and other messages that need no answer
+            return
+        handler(sess, msg)
+
+    def _on_hello(self, sess: Session, msg: dict[str, Any]) -> None:
+        token = msg.get("resume")
+        if not sess.hello(msg):
+            return
+        if token is not None:
+            self._resume(sess, token)
+
+    def _resume(self, sess: Session, token: str) -> None:
+        target = self.resumable.get(token)
+        if target is None:
+            sess.error("bad_resume", "unknown or expired resume token")
+            return
+        table_id, seat_no = target
+        table = self.tables.get(table_id)
+        if table is None:
+            sess.error("bad_resume", "that table is gone")
+            return
+        seat = table.seats[seat_no]
+        if seat.session is not None and seat.session is not sess:
+            seat.session.error("replaced", "this seat was resumed from another connection")
+            seat.session.abort()
+            table.vacate(seat.session)
+        del self.resumable[token]
+        sess.resume_token = token  # the seat keeps its token
+        self.resumable[token] = (table.id, seat_no)
+        self._seat(sess, table, seat_no)
+
+    def _on_ping(self, sess: Session, msg: dict[str, Any]) -> None:
+        sess.send({"type": "pong", "nonce": msg.get("nonce")})
+
+    def _on_bye(self, sess: Session, msg: dict[str, Any]) -> None:
+        sess.closed = True
+
+    def _on_list_tables(self, sess: Session, msg: dict[str, Any]) -> None:
+        sess.send({"type": "tables", "tables": [t.summary() for t in self.tables.values()]})
+
+    def _on_create_table(self, sess: Session, msg: dict[str, Any]) -> None:
+        try:
+            settings = Settings.from_dict(msg["settings"])
+        except (RulesError, TypeError) as exc:
+            sess.error("bad_settings", str(exc))
+            return
+        bots = msg.get("bots") or []
+        if not all(isinstance(b, str) and b in BOT_KINDS for b in bots):
+            sess.error("bad_settings", f"bots must be among {', '.join(BOT_KINDS)}")
+            return
+        take_seat = msg.get("seat") is not False
+        if len(bots) + (1 if take_seat else 0) > settings.players:
+            sess.error("bad_settings", "more bots than free seats")
+            return
+        timer = msg.get("turn_timer") or 0
+        if not 0 <= timer <= 3600:
+            sess.error("bad_settings", "turn_timer is 0..3600 seconds")
+            return
+        table_id = secrets.token_hex(4)
+        table = Table(table_id, msg.get("name") or f"table {len(self.tables) + 1}",
+                      settings, sess.id, timer)
+        table.on_bots_needed = self._launch_bots
+        self.tables[table_id] = table
+        table.task = self._spawn(table.run())
+        log.info("table %s created by %s: %s, bots %s", table_id, sess.name,
+                 settings.to_dict(), bots)
+        spawn = table.reserve_bots(list(bots))
+        if take_seat:
+            i = table.free_seat(None, sess, None)
+            assert i is not None
+            self._seat(sess, table, i)
+        else:
+            self._spectate(sess, table)
+        self._launch_bots(table, spawn)
+
+    def _on_join(self, sess: Session, msg: dict[str, Any]) -> None:
+        table = self.tables.get(msg["table"])
+        if table is None:
+            sess.error("no_such_table", f"no table {msg['table']!r}")
+            return
+        i = table.free_seat(msg.get("seat"), sess, msg.get("key"))
+        if i is None:
+            code = "seat_taken" if msg.get("seat") is not None else "table_full"
+            sess.error(code, "no such free seat at this table")
+            return
+        self._seat(sess, table, i)
+
+    def _on_spectate(self, sess: Session, msg: dict[str, Any]) -> None:
+        table = self.tables.get(msg["table"])
+        if table is None:
+            sess.error("no_such_table", f"no table {msg['table']!r}")
+            return
+        self._spectate(sess, table)
+
+    def _seat(self, sess: Session, table: Table, i: int) -> None:
+        table.take_seat(i, sess)
+        sess.table = table
+        sess.seat = i
+        self.resumable[sess.resume_token] = (table.id, i)
+        sess.send({"type": "joined", "table": table.id, "seat": i,
+                   "settings": table.settings.to_dict()})
+        table.broadcast_table()
+        if table.status == "playing":
+            sess.send({"type": "game_started", "table": table.id})
+            table.submit("resync", (sess, i))
+        else:
+            table.submit("seated", None)
+
+    def _spectate(self, sess: Session, table: Table) -> None:
+        table.spectators.add(sess)
+        sess.table = table
+        sess.seat = None
+        sess.send({"type": "joined", "table": table.id, "seat": None,
+                   "settings": table.settings.to_dict()})
+        if table.status != "waiting":
+            sess.send({"type": "game_started", "table": table.id})
+            table.submit("resync", (sess, None))
+
+    def _on_leave(self, sess: Session, msg: dict[str, Any]) -> None:
+        table = sess.table
+        if table is not None:
+            table.vacate(sess)
+            sess.table = None
+            sess.seat = None
+            sess.send({"type": "left", "table": table.id})
+            table.broadcast_table()
+
+    def _on_start(self, sess: Session, msg: dict[str, Any]) -> None:
+        table = sess.table
+        if table is None:
+            return
+        if table.creator != sess.id:
+            sess.error("not_creator", "only the table's creator may start it")
+            return
+        table.submit("start", None)
+
+    def _on_resync(self, sess: Session, msg: dict[str, Any]) -> None:
+        if sess.table is not None:
+            sess.table.submit("resync", (sess, sess.seat))
+
+    def _on_action(self, sess: Session, msg: dict[str, Any]) -> None:
+        table = sess.table
+        if table is None or sess.seat is None:
+            sess.send({"type": "result", "seq": msg["seq"], "ok": False, "code": "not_seated",
+                       "message": "spectators cannot act"})
+            return
+        table.submit("action", (sess.seat, msg))
+
+    def _on_chat(self, sess: Session, msg: dict[str, Any]) -> None:
+        table = sess.table
+        if table is None:
+            return
+        out = {"type": "chat", "table": table.id, "seat": sess.seat, "name": sess.name,
+               "text": msg["text"]}
+        for member, _ in table.members():
+            member.send(out)
+
+    # -- bots -------------------------------------------------------------------------
+
+    def _launch_bots(self, table: Table, spawn: list[tuple[int, str, str]]) -> None:
+        """Start a ``kaitaku bot`` process for each reserved bot seat."""
+        if not self.spawn_bots:
+            return
+        for seat, kind, key in spawn:
+            self._spawn(self._run_bot_process(table.id, seat, kind, key))
+
+    async def _run_bot_process(self, table_id: str, seat: int, kind: str, key: str) -> None:
+        host = "127.0.0.1" if self.host in ("0.0.0.0", "::", "") else self.host
+        cmd = [sys.executable, "-m", "kaitaku", "bot", "--connect", f"{host}:{self.port}",
+               "--bot", kind, "--table", table_id, "--seat", str(seat), "--key", key,
+               "--name", f"{kind}-bot"]
+        env = dict(os.environ)
+        proc = await asyncio.create_subprocess_exec(
+            *cmd, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE, env=env)
+        self.bot_processes.append(proc)
+        log.info("table %s: started %s bot for seat %d (pid %d)", table_id, kind, seat, proc.pid)
+        _, err = await proc.communicate()
+        if proc.returncode not in (0, None, -15):
+            log.warning("bot for table %s seat %d exited %s: %s", table_id, seat,
+                        proc.returncode, err.decode(errors="replace")[-500:])

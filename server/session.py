@@ -1,0 +1,167 @@
+"""One client connection: the protocol state, an outbound queue, the reader loop.
+
+The acting seat of every action is the seat this session holds, never a
+field of the message. Outbound messages go through a bounded queue drained
+by a writer task: a client that does not read is disconnected instead of
+slowing its table down.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+from typing import TYPE_CHECKING, Any
+
+from protocol.wire import (
+    SERVER,
+    VERSION_STRING,
+    Connection,
+    ConnPhase,
+    LocalProtocolError,
+    RemoteProtocolError,
+    compatible,
+)
+
+if TYPE_CHECKING:
+    from .app import Server
+    from .table import Table
+
+log = logging.getLogger("kaitaku.session")
+
+OUTBOUND_LIMIT = 512
+"""Frames queued for one client before it counts as not reading."""
+HANDSHAKE_DEADLINE = 10.0
+READ_CHUNK = 65536
+
+
+class Session:
+    def __init__(self, server: Server, reader: asyncio.StreamReader,
+                 writer: asyncio.StreamWriter) -> None:
+        self.server = server
+        self.reader = reader
+        self.writer = writer
+        self.conn = Connection(SERVER)
+        self.id = secrets.token_hex(8)
+        self.resume_token = secrets.token_urlsafe(24)
+        self.name = "?"
+        self.role = "player"
+        self.table: Table | None = None
+        self.seat: int | None = None
+        self.out: asyncio.Queue[bytes | None] = asyncio.Queue(OUTBOUND_LIMIT)
+        self.closed = False
+        peer = writer.get_extra_info("peername")
+        self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
+
+    # -- sending --------------------------------------------------------------------
+
+    def send(self, msg: dict[str, Any]) -> None:
+        """Queue ``msg``; drop the client if it stopped reading."""
+        if self.closed or self.conn.phase is ConnPhase.CLOSED:
+            return
+        try:
+            data = self.conn.send(msg)
+        except LocalProtocolError:
+            log.exception("session %s: refused to send %s", self.id, msg.get("type"))
+            return
+        try:
+            self.out.put_nowait(data)
+        except asyncio.QueueFull:
+            log.warning("session %s (%s): not reading, disconnecting", self.id, self.name)
+            self.abort()
+
+    def error(self, code: str, message: str) -> None:
+        self.send({"type": "error", "code": code, "message": message})
+
+    async def _writer(self) -> None:
+        try:
+            while True:
+                data = await self.out.get()
+                if data is None:
+                    break
+                self.writer.write(data)
+                if self.writer.transport.get_write_buffer_size() > 1 << 20:
+                    await self.writer.drain()
+            await self.writer.drain()
+        except (ConnectionError, OSError):
+            pass
+        finally:
+            with contextlib.suppress(Exception):
+                self.writer.close()
+
+    def abort(self) -> None:
+        """Close at once (queued frames are dropped)."""
+        self.closed = True
+        self.conn.close()
+        with contextlib.suppress(Exception):
+            self.writer.transport.abort()
+
+    # -- the connection's life --------------------------------------------------------
+
+    async def run(self) -> None:
+        writer_task = asyncio.create_task(self._writer())
+        log.info("connection %s from %s", self.id, self.peer)
+        try:
+            await self._read_loop()
+        finally:
+            self.closed = True
+            with contextlib.suppress(asyncio.QueueFull):
+                self.out.put_nowait(None)
+            try:
+                await asyncio.wait_for(writer_task, 2.0)
+            except (TimeoutError, asyncio.CancelledError):
+                writer_task.cancel()
+            self.server.forget(self)
+            log.info("connection %s (%s) closed", self.id, self.name)
+
+    async def _read_loop(self) -> None:
+        deadline = asyncio.get_running_loop().time() + HANDSHAKE_DEADLINE
+        while not self.closed:
+            try:
+                if self.conn.phase.value == "handshake":
+                    left = deadline - asyncio.get_running_loop().time()
+                    data = await asyncio.wait_for(self.reader.read(READ_CHUNK), max(left, 0.0))
+                else:
+                    data = await self.reader.read(READ_CHUNK)
+            except TimeoutError:
+                self.error("handshake_timeout", "no hello within the handshake deadline")
+                return
+            except (ConnectionError, OSError):
+                return
+            if not data:
+                return
+            try:
+                messages = self.conn.receive_data(data)
+            except RemoteProtocolError as exc:
+                log.info("session %s: protocol error %s: %s", self.id, exc.code, exc)
+                self._send_raw_error(exc.code, str(exc))
+                return
+            for msg in messages:
+                self.server.dispatch(self, msg)
+                if self.closed:
+                    return
+
+    def _send_raw_error(self, code: str, message: str) -> None:
+        """An error frame after the connection broke the protocol (bypasses the
+        phase machine, which is closed by then)."""
+        from protocol.wire import encode_frame
+
+        with contextlib.suppress(asyncio.QueueFull):
+            self.out.put_nowait(encode_frame({"type": "error", "code": code,
+                                              "message": message[:500]}))
+
+    # -- handshake ------------------------------------------------------------------
+
+    def hello(self, msg: dict[str, Any]) -> bool:
+        """Answer a hello; False when refused (the session then closes)."""
+        if not compatible(msg["version"]):
+            self.error("version_unsupported",
+                       f"server speaks protocol {VERSION_STRING}, not {msg['version']}")
+            self.closed = True
+            return False
+        self.name = msg["name"]
+        self.role = msg["role"]
+        self.send({"type": "welcome", "version": VERSION_STRING, "session": self.id,
+                   "resume_token": self.resume_token, "server": self.server.name})
+        return True
