@@ -124,3 +124,128 @@ def main_engine(games: int, players: int, seed: int, as_json: bool,
             print(f"{k:>22}: {v}")
     sys.stdout.flush()
     return 0
+
+
+# --- server benchmark ---------------------------------------------------------------
+
+
+async def _bench_server_async(games: int, concurrency: int, players: int,
+                              host: str, port: int) -> dict[str, Any]:
+    import asyncio
+
+    from bots.client import BotClient
+
+    latencies: list[float] = []
+    errors = 0
+    actions = 0
+
+    class TimedClient(BotClient):
+        def send(self, msg: dict[str, Any]) -> None:
+            if msg["type"] == "action":
+                self.sent_at = time.perf_counter()
+            super().send(msg)
+
+        async def recv(self) -> dict[str, Any]:
+            msg = await super().recv()
+            if msg["type"] == "result":
+                latencies.append(time.perf_counter() - self.sent_at)
+            return msg
+
+    async def connect(i: int) -> TimedClient:
+        reader, writer = await asyncio.open_connection(host, port)
+        client = TimedClient(RandomBot(i), reader, writer, f"bench{i}")
+        await client.handshake()
+        return client
+
+    async def one_game(g: int) -> None:
+        nonlocal errors, actions
+        clients = [await connect(g * 8 + q) for q in range(players)]
+        try:
+            clients[0].send({"type": "create_table", "settings": {"players": players,
+                                                                 "turn_cap": ENGINE_TURN_CAP}})
+            joined = await clients[0].recv()
+            while joined["type"] != "joined":
+                joined = await clients[0].recv()
+            clients[0].outcome.seat = joined["seat"]
+            for c in clients[1:]:
+                c.send({"type": "join", "table": joined["table"]})
+            outcomes = await asyncio.gather(*(c.play() for c in clients))
+            for o in outcomes:
+                errors += o.rejected + (0 if o.finished else 1)
+                actions += o.actions
+        except Exception:
+            errors += 1
+        finally:
+            for c in clients:
+                c.writer.close()
+
+    sem = asyncio.Semaphore(concurrency)
+
+    async def guarded(g: int) -> None:
+        async with sem:
+            await one_game(g)
+
+    t0 = time.perf_counter()
+    await asyncio.gather(*(guarded(g) for g in range(games)))
+    seconds = time.perf_counter() - t0
+    latencies.sort()
+
+    def pct(p: float) -> float:
+        return round(latencies[min(len(latencies) - 1, int(p * len(latencies)))] * 1000, 3)
+
+    return {
+        "games": games,
+        "concurrency": concurrency,
+        "seconds": round(seconds, 3),
+        "games_per_s": round(games / seconds, 2),
+        "actions": actions,
+        "actions_per_s": round(actions / seconds, 1),
+        "latency_ms_p50": pct(0.50) if latencies else None,
+        "latency_ms_p99": pct(0.99) if latencies else None,
+        "errors": errors,
+    }
+
+
+def bench_server(games: int, concurrency: int, players: int = 4) -> dict[str, Any]:
+    """Start ``kaitaku server`` in its own process, play ``games`` random-bot games
+    over loopback TCP, ``concurrency`` at a time; report throughput and latency."""
+    import asyncio
+    import os
+    import re
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kaitaku", "server", "--port", "0", "--log-level", "warning"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        m = re.search(r"listening on (\S+):(\d+)", line)
+        if m is None:
+            raise RuntimeError(f"the server did not start: {line!r}")
+        result = asyncio.run(_bench_server_async(games, concurrency, players, m.group(1),
+                                                 int(m.group(2))))
+        status_file = f"/proc/{proc.pid}/status"
+        status = ""
+        if os.path.exists(status_file):
+            with open(status_file) as f:
+                status = f.read()
+        hwm = re.search(r"VmHWM:\s+(\d+) kB", status)
+        result["peak_rss_mb"] = round(int(hwm.group(1)) / 1024, 1) if hwm else None
+        return result
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def main_server(games: int, concurrency: int, players: int, as_json: bool) -> int:
+    result = bench_server(games, concurrency, players)
+    if as_json:
+        print(json.dumps(result))
+    else:
+        for k, v in result.items():
+            print(f"{k:>16}: {v}")
+    return 0 if result["errors"] == 0 else 1

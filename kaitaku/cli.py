@@ -15,6 +15,12 @@ def _bench(args: argparse.Namespace) -> int:
                        args.catanatron_python, args.catanatron_games)
 
 
+def _bench_server(args: argparse.Namespace) -> int:
+    from .bench import main_server
+
+    return main_server(args.games, args.concurrency, args.players, args.json)
+
+
 def _play(args: argparse.Namespace) -> int:
     from .terminal import run
 
@@ -84,6 +90,12 @@ def build_parser() -> argparse.ArgumentParser:
                           "(a venv where catanatron is installed) and report the ratio")
     eng.add_argument("--catanatron-games", type=int, default=None)
     eng.set_defaults(func=_bench)
+    bsrv = bsub.add_parser("server", help="random-bot games over loopback TCP (server speed)")
+    bsrv.add_argument("--games", type=int, default=50)
+    bsrv.add_argument("--concurrency", type=int, default=10)
+    bsrv.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
+    bsrv.add_argument("--json", action="store_true", help="print one JSON object")
+    bsrv.set_defaults(func=_bench_server)
 
     srv = sub.add_parser("server", help="run a headless game server")
     srv.add_argument("--host", default="127.0.0.1",
