@@ -76,11 +76,17 @@ class Session:
 
     async def _writer(self) -> None:
         try:
-            while True:
-                data = await self.out.get()
-                if data is None:
-                    break
-                self.writer.write(data)
+            out = self.out
+            done = False
+            while not done:
+                chunks = [await out.get()]
+                while not out.empty():  # batch what is queued into one write
+                    chunks.append(out.get_nowait())
+                if chunks[-1] is None or None in chunks:
+                    done = True
+                    chunks = chunks[: chunks.index(None)]
+                if chunks:
+                    self.writer.write(b"".join(c for c in chunks if c is not None))
                 if self.writer.transport.get_write_buffer_size() > 1 << 20:
                     await self.writer.drain()
             await self.writer.drain()

@@ -18,6 +18,16 @@ Cards = tuple[int, int, int, int, int]
 """Resource counts: lumber, brick, wool, grain, ore."""
 
 
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls))
+    return names
+
+
 @dataclass(frozen=True, slots=True)
 class Action:
     """Base class of all actions."""
@@ -26,9 +36,9 @@ class Action:
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"type": self.name}
-        for f in fields(self):
-            v = getattr(self, f.name)
-            d[f.name] = list(v) if isinstance(v, tuple) else v
+        for name in _field_names(type(self)):
+            v = getattr(self, name)
+            d[name] = list(v) if isinstance(v, tuple) else v
         return d
 
 

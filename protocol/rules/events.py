@@ -21,14 +21,24 @@ def _plain(v: object) -> object:
     return v
 
 
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls))
+    return names
+
+
 @dataclass(frozen=True, slots=True)
 class Event:
     name: ClassVar[str] = "event"
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"type": self.name}
-        for f in fields(self):
-            d[f.name] = _plain(getattr(self, f.name))
+        for name in _field_names(type(self)):
+            d[name] = _plain(getattr(self, name))
         return d
 
     def for_seat(self, seat: int | None) -> Event:

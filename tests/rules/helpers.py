@@ -201,3 +201,63 @@ def play_setup(s: GameState, picks: Sequence[tuple[int, int]]) -> list[list[Even
         out.append(apply(s, BuildSettlement(node), seat))
         out.append(apply(s, BuildRoad(e), seat))
     return out
+
+
+# --- two-player variant and options (R-2P-*, R-OPT-*) -------------------------
+
+
+def new_with(settings: Settings, *, seed: int = 1, first_seat: int = 0,
+             board: Board = BOARD) -> GameState:
+    """A fresh game with any ``settings``, in its set-up phase, on the fixed board."""
+    return new_game(settings, seed=seed, board=board, first_seat=first_seat)
+
+
+def scenario_with(settings: Settings, *, current: int = 0, phase: Phase = Phase.MAIN,
+                  seed: int = 1, board: Board = BOARD) -> GameState:
+    """Like :func:`scenario` for any ``settings`` (options, the 2-player game).
+
+    In the 2-player game the neutral settlements stand on their fixed nodes and
+    MAIN means both rolls were made (R-2P-3)."""
+    s = new_with(settings, seed=seed, board=board)
+    s.setup_step = 2 * settings.players
+    s.turn = 1
+    s.current = current
+    s.phase = phase.value
+    s.rolled = phase != Phase.PRE_ROLL
+    s.rolls_done = settings.rolls_per_turn if s.rolled else 0
+    return s
+
+
+def two_player(*, current: int = 0, phase: Phase = Phase.MAIN, seed: int = 1,
+               vp_target: int = 10, board: Board = BOARD, **options: bool) -> GameState:
+    """A 2-player scenario (R-2P): seats 0 and 1, neutral owners 2 and 3."""
+    settings = Settings(players=2, vp_target=vp_target, **options)
+    return scenario_with(settings, current=current, phase=phase, seed=seed, board=board)
+
+
+def refresh_owners(s: GameState) -> None:
+    """:func:`refresh`, and the neutral owners' road lengths too (2-player game)."""
+    refresh(s)
+    for q in range(s.num_players, s.settings.owners):
+        s.road_len[q] = longest_road(s, q)
+
+
+def build_any(s: GameState, owner: int, *, settlements: Iterable[int] = (),
+              cities: Iterable[int] = (), roads: Iterable[int] = ()) -> None:
+    """:func:`build` for any owner, neutral players included."""
+    build(s, owner, settlements=settlements, cities=cities, roads=roads)
+    refresh_owners(s)
+
+
+def set_tokens(s: GameState, seat: int, count: int) -> None:
+    """Move trade tokens between ``seat`` and the stock so ``seat`` holds ``count``."""
+    move = count - s.tokens[seat]
+    assert s.token_stock >= move
+    s.token_stock -= move
+    s.tokens[seat] = count
+
+
+def check_tokens(s: GameState) -> None:
+    """20 trade tokens between the stock and the two players (R-2P-2)."""
+    assert s.token_stock + sum(s.tokens) == 20
+    assert s.token_stock >= 0 and min(s.tokens) >= 0
