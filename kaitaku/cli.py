@@ -38,11 +38,19 @@ def _server(args: argparse.Namespace) -> int:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
     async def main() -> None:
+        import signal
+
         srv = Server(args.host, args.port, name=args.name)
         await srv.start()
         print(f"kaitaku server listening on {srv.host}:{srv.port}", flush=True)
+        serving = asyncio.ensure_future(srv.serve_forever())
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, serving.cancel)
         try:
-            await srv.serve_forever()
+            await serving
+        except asyncio.CancelledError:
+            logging.getLogger("kaitaku.server").info("shutting down")
         finally:
             await srv.close()
 
