@@ -186,6 +186,7 @@ ERROR_CODES: dict[str, str] = {
     "bad_settings": "the table settings are invalid",
     "game_not_started": "the table's game has not started",
     "server_shutdown": "the server is shutting down",
+    "replaced": "the seat was resumed from another connection; this one closes",
     "internal_error": "the server failed; the action was not applied",
 }
 """Connection-level error codes. Rejected actions carry the engine's codes
