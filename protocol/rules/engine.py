@@ -1542,6 +1542,8 @@ def _discard_knight(s: GameState, p: int, a: Action, chance: Chance, ev: list[Ev
             s.vp[new] += 2
         s.la_holder = new
         ev.append(LargestArmyChanged(None if new < 0 else new, best))
+    elif h < 0:
+        _update_largest_army(s, ev)  # a card set aside goes to a sole leader with 3+
     return None
 
 
