@@ -17,7 +17,7 @@ from __future__ import annotations
 from enum import Enum
 
 from .errors import LocalProtocolError, ProtocolError, RemoteProtocolError
-from .framing import FrameDecoder, encode_frame
+from .framing import MAX_DEPTH, FrameDecoder, encode_frame
 from .messages import CLIENT, SERVER, Message, validate
 
 
@@ -64,7 +64,9 @@ class Connection:
         self.role = role
         self.peer = SERVER if role == CLIENT else CLIENT
         self.phase = ConnPhase.HANDSHAKE
-        self._decoder = FrameDecoder()
+        # The server bounds the nesting of what clients send (small messages);
+        # a client trusts msgpack's own nesting limit for the server's large views.
+        self._decoder = FrameDecoder(MAX_DEPTH if role == SERVER else None)
 
     # -- receiving ----------------------------------------------------------------
 

@@ -45,9 +45,14 @@ def _depth(obj: Any, limit: int) -> bool:
     return False
 
 
-def decode_body(body: bytes) -> dict[str, Any]:
+def decode_body(body: bytes, max_depth: int | None = MAX_DEPTH) -> dict[str, Any]:
     """Decode one frame body; raise :class:`RemoteProtocolError` if it is not
-    exactly one msgpack map within the limits."""
+    exactly one msgpack map within the limits.
+
+    ``max_depth`` bounds nesting (checked after decoding, so it costs a walk
+    over the message: the server checks the small messages clients send;
+    clients may pass None and rely on msgpack's own nesting limit of 1024).
+    """
     try:
         obj = msgpack.unpackb(
             body,
@@ -73,7 +78,7 @@ def decode_body(body: bytes) -> dict[str, Any]:
         raise RemoteProtocolError(f"invalid msgpack: {exc}", "bad_msgpack") from exc
     if not isinstance(obj, dict):
         raise RemoteProtocolError("a frame holds one msgpack map", "bad_message")
-    if _depth(obj, MAX_DEPTH):
+    if max_depth is not None and _depth(obj, max_depth):
         raise RemoteProtocolError("message nested too deeply", "bad_msgpack")
     return obj
 
@@ -89,11 +94,12 @@ def encode_frame(msg: dict[str, Any]) -> bytes:
 class FrameDecoder:
     """Incremental frame splitter: feed bytes, get decoded maps."""
 
-    __slots__ = ("_buf", "_need")
+    __slots__ = ("_buf", "_need", "max_depth")
 
-    def __init__(self) -> None:
+    def __init__(self, max_depth: int | None = MAX_DEPTH) -> None:
         self._buf = bytearray()
         self._need = -1  # body length once the header is read
+        self.max_depth = max_depth
 
     @property
     def buffered(self) -> int:
@@ -123,5 +129,5 @@ class FrameDecoder:
             body = bytes(buf[: self._need])
             del buf[: self._need]
             self._need = -1
-            out.append(decode_body(body))
+            out.append(decode_body(body, self.max_depth))
         return out
