@@ -75,6 +75,7 @@ class BotClient:
             if kind == "joined":
                 self.outcome.table = msg["table"]
                 self.outcome.seat = msg["seat"]
+                self.seq = max(self.seq, msg.get("last_seq") or 0)  # a rejoined seat
             elif kind == "view":
                 self.view = msg["view"]
             elif kind == "events":

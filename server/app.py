@@ -101,6 +101,7 @@ class Server:
         self.sessions.discard(sess)
         if sess.table is not None:
             table = sess.table
+            self._drop_token(sess, table)
             seat = table.vacate(sess)
             log.info("table %s: %s left seat %s", table.id, sess.name, seat)
             table.broadcast_table()
@@ -115,31 +116,32 @@ class Server:
         handler(sess, msg)
 
     def _on_hello(self, sess: Session, msg: dict[str, Any]) -> None:
-        token = msg.get("resume")
+        token: str | None = msg.get("resume")
+        target = self.resumable.get(token) if token is not None else None
+        if token is not None and target is not None and target[0] in self.tables:
+            sess.resume_token = token  # the seat keeps its token: the welcome repeats it
         if not sess.hello(msg):
             return
-        if token is not None:
-            self._resume(sess, token)
-
-    def _resume(self, sess: Session, token: str) -> None:
-        target = self.resumable.get(token)
-        if target is None:
+        if token is None:
+            return
+        if target is None or target[0] not in self.tables:
             sess.error("bad_resume", "unknown or expired resume token")
             return
-        table_id, seat_no = target
-        table = self.tables.get(table_id)
-        if table is None:
-            sess.error("bad_resume", "that table is gone")
-            return
+        table = self.tables[target[0]]
+        seat_no = target[1]
         seat = table.seats[seat_no]
         if seat.session is not None and seat.session is not sess:
-            seat.session.error("replaced", "this seat was resumed from another connection")
-            seat.session.abort()
-            table.vacate(seat.session)
-        del self.resumable[token]
-        sess.resume_token = token  # the seat keeps its token
-        self.resumable[token] = (table.id, seat_no)
+            old = seat.session
+            old.error("replaced", "this seat was resumed from another connection")
+            table.vacate(old)
+            old.table = None
+            old.abort()
         self._seat(sess, table, seat_no)
+
+    def _drop_token(self, sess: Session, table: Table) -> None:
+        """A seat given up before the game starts cannot be reclaimed."""
+        if table.status == "waiting":
+            self.resumable.pop(sess.resume_token, None)
 
     def _on_ping(self, sess: Session, msg: dict[str, Any]) -> None:
         sess.send({"type": "pong", "nonce": msg.get("nonce")})
@@ -209,8 +211,11 @@ class Server:
         sess.table = table
         sess.seat = i
         self.resumable[sess.resume_token] = (table.id, i)
-        sess.send({"type": "joined", "table": table.id, "seat": i,
-                   "settings": table.settings.to_dict()})
+        joined: dict[str, Any] = {"type": "joined", "table": table.id, "seat": i,
+                                  "settings": table.settings.to_dict()}
+        if table.seats[i].last_seq >= 0:
+            joined["last_seq"] = table.seats[i].last_seq
+        sess.send(joined)
         table.broadcast_table()
         if table.status == "playing":
             sess.send({"type": "game_started", "table": table.id})
@@ -231,6 +236,7 @@ class Server:
     def _on_leave(self, sess: Session, msg: dict[str, Any]) -> None:
         table = sess.table
         if table is not None:
+            self._drop_token(sess, table)
             table.vacate(sess)
             sess.table = None
             sess.seat = None
@@ -279,8 +285,8 @@ class Server:
     async def _run_bot_process(self, table_id: str, seat: int, kind: str, key: str) -> None:
         host = "127.0.0.1" if self.host in ("0.0.0.0", "::", "") else self.host
         cmd = [sys.executable, "-m", "kaitaku", "bot", "--connect", f"{host}:{self.port}",
-               "--bot", kind, "--table", table_id, "--seat", str(seat), "--key", key,
-               "--name", f"{kind}-bot"]
+               "--bot", kind, "--table", table_id, "--seat", str(seat), f"--key={key}",
+               "--name", f"{kind}-bot"]  # --key=: a key may start with "-"
         env = dict(os.environ)
         proc = await asyncio.create_subprocess_exec(
             *cmd, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,

@@ -95,6 +95,8 @@ SPECS: dict[str, Spec] = {
         "table": _f("str", "table id", max_len=64),
         "seat": _f("int", "your seat, nil when spectating", optional=True),
         "settings": _f("map", "the table's settings"),
+        "last_seq": _f("int", "the last action sequence number this seat used (continue "
+                       "above it after a resume)", optional=True),
     }),
     "table": Spec(SERVER, "A table's state changed (seats, status).", {
         "table": _f("str", "table id", max_len=64),
@@ -102,8 +104,8 @@ SPECS: dict[str, Spec] = {
         "status": _f("str", "waiting, playing or finished", max_len=16),
     }),
     "start": Spec(CLIENT, "Creator only: fill empty seats with bots and start now."),
-    "leave": Spec(CLIENT, "Leave the table (a seated player's seat goes to a bot during a "
-                  "game)."),
+    "leave": Spec(CLIENT, "Leave the table. During a game the seat is kept for its resume "
+                  "token; before the game it is freed."),
     "left": Spec(SERVER, "You left the table.", {
         "table": _f("str", "table id", max_len=64),
     }),
