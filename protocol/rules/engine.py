@@ -994,9 +994,10 @@ def _discard(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -
     if not owed:
         raise NotYourTurn(f"seat {p} owes no discard")
     cards = a.cards
+    _require(len(cards) == 5 and all(c >= 0 for c in cards), "cards are 5 counts >= 0",
+             "bad_resource")
     _require(sum(cards) == owed, f"discard exactly {owed} cards (R-ROBBER-2)", "wrong_count")
-    _require(all(c >= 0 for c in cards) and _covers(s.hands[p], cards),
-             "you do not hold those cards", "cannot_afford")
+    _require(_covers(s.hands[p], cards), "you do not hold those cards", "cannot_afford")
     hand = s.hands[p]
     for r in range(5):
         hand[r] -= cards[r]
@@ -1490,6 +1491,8 @@ def _give_back(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event])
     assert isinstance(a, GiveBack)
     _require_turn(s, p, GIVE_BACK)
     cards = a.cards
+    _require(len(cards) == 5 and all(c >= 0 for c in cards), "cards are 5 counts >= 0",
+             "bad_resource")
     _require(sum(cards) == s.give_back,
              f"give back exactly {s.give_back} cards (R-2P-5)", "wrong_count")
     _require(_covers(s.hands[p], cards), "you do not hold those cards", "cannot_afford")
