@@ -280,6 +280,8 @@ def legal_actions(s: GameState, seat: int | None = None) -> list[Action]:
         if not waiting:
             return []
         seat = waiting[0]
+    elif not 0 <= seat < s.settings.players:
+        return []
     if ph == DISCARD:
         owed = s.discard_owed[seat]
         return list(_discards(tuple(s.hands[seat]), owed)) if owed else []
