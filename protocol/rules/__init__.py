@@ -59,6 +59,7 @@ from .engine import (
 from .errors import IllegalAction, InvalidLog, MalformedAction, NotYourTurn, RulesError
 from .events import EVENT_TYPES, Event, redact
 from .log import GameLog, replay
+from .sample import sample_state
 from .state import DEV_CARDS, GameState, Phase, Settings, Trade
 from .view import observe
 
@@ -72,5 +73,5 @@ __all__ = [
     "OfferTrade", "Phase", "PlayKnight", "PlayMonopoly", "PlayRoadBuilding", "PlayYearOfPlenty",
     "RESOURCES", "RejectTrade", "RollDice", "RulesError", "Settings", "Steal", "Board",
     "Trade", "action_from_dict", "apply", "generate_board", "legal_actions", "longest_road",
-    "new_game", "observe", "redact", "replay", "setup_seat", "to_act", "validate",
+    "new_game", "observe", "sample_state", "redact", "replay", "setup_seat", "to_act", "validate",
 ]

@@ -229,6 +229,7 @@ def new_game(
     s.token_stock = TOKEN_STOCK - TOKENS_START * n if two else 0
     s.token_used = False
     s.knight_discarded = False
+    s.dev_out = [0] * 5
     s.rolls_done = 0
     s.first_sum = 0
     s.neutral_return = MAIN
@@ -834,6 +835,7 @@ def _start_dev(s: GameState, p: int, card: int) -> None:
 
 
 def _finish_dev(s: GameState, p: int, card: int, ev: list[Event]) -> None:
+    s.dev_out[card] += 1
     s.dev_hand[p][card] -= 1
     s.dev_played = True
     ev.append(DevCardPlayed(p, card))

@@ -217,7 +217,7 @@ class GameState:
         "dev_played", "knights", "node_owner", "node_level", "edge_owner", "roads", "reach",
         "pieces", "ratios", "robber", "lr_holder", "road_len", "la_holder", "discard_owed",
         "rolled", "free_roads", "return_phase", "steal_from", "trade", "winner", "last_roll",
-        "vp", "prod_nodes", "tokens", "token_stock", "token_used", "knight_discarded",
+        "vp", "prod_nodes", "tokens", "token_stock", "token_used", "knight_discarded", "dev_out",
         "rolls_done", "first_sum", "neutral_return", "give_back", "built", "pending_harbors",
         "log",
     )
@@ -264,6 +264,7 @@ class GameState:
     token_stock: int
     token_used: bool
     knight_discarded: bool
+    dev_out: list[int]
     rolls_done: int
     first_sum: int
     neutral_return: int
@@ -333,6 +334,7 @@ class GameState:
         c.token_stock = self.token_stock
         c.token_used = self.token_used
         c.knight_discarded = self.knight_discarded
+        c.dev_out = self.dev_out[:]
         c.rolls_done = self.rolls_done
         c.first_sum = self.first_sum
         c.neutral_return = self.neutral_return
@@ -389,6 +391,7 @@ class GameState:
             "token_stock": self.token_stock,
             "token_used": self.token_used,
             "knight_discarded": self.knight_discarded,
+            "dev_out": self.dev_out[:],
             "rolls_done": self.rolls_done,
             "first_sum": self.first_sum,
             "neutral_return": PHASE_NAMES[self.neutral_return],
@@ -442,6 +445,7 @@ class GameState:
         s.token_stock = d["token_stock"]
         s.token_used = d["token_used"]
         s.knight_discarded = d["knight_discarded"]
+        s.dev_out = list(d["dev_out"])
         s.rolls_done = d["rolls_done"]
         s.first_sum = d["first_sum"]
         s.neutral_return = PHASE_NAMES.index(d["neutral_return"])

@@ -80,6 +80,7 @@ def observe(s: GameState, seat: int | None) -> dict[str, Any]:
         "trade": trade,
         "bank": s.bank[:],
         "dev_deck": sum(s.dev_deck),
+        "dev_out": s.dev_out[:],
         "longest_road": None if s.lr_holder < 0 else s.lr_holder,
         "largest_army": None if s.la_holder < 0 else s.la_holder,
         "seats": seats,
