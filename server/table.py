@@ -255,7 +255,8 @@ class Table:
                                      "code": exc.code, "message": str(exc)})
             return
         self.version += 1
-        log.info("table %s v%d: seat %d %s", self.id, self.version, seat, action.to_dict())
+        if log.isEnabledFor(logging.INFO):
+            log.info("table %s v%d: seat %d %s", self.id, self.version, seat, action.to_dict())
         self._reply(seat, sess, {"type": "result", "seq": seq, "ok": True})
         self._fan_out(events)
 
