@@ -13,19 +13,10 @@ from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
 from .errors import MalformedAction
+from .plain import field_names
 
 Cards = tuple[int, int, int, int, int]
 """Resource counts: lumber, brick, wool, grain, ore."""
-
-
-_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
-
-
-def _field_names(cls: type) -> tuple[str, ...]:
-    names = _FIELD_NAMES.get(cls)
-    if names is None:
-        names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls))
-    return names
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +27,7 @@ class Action:
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"type": self.name}
-        for name in _field_names(type(self)):
+        for name in field_names(type(self)):
             v = getattr(self, name)
             d[name] = list(v) if isinstance(v, tuple) else v
         return d

@@ -9,8 +9,10 @@ A spectator is ``seat = None``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
+
+from .plain import field_names
 
 Cards = tuple[int, int, int, int, int]
 
@@ -21,23 +23,13 @@ def _plain(v: object) -> object:
     return v
 
 
-_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
-
-
-def _field_names(cls: type) -> tuple[str, ...]:
-    names = _FIELD_NAMES.get(cls)
-    if names is None:
-        names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls))
-    return names
-
-
 @dataclass(frozen=True, slots=True)
 class Event:
     name: ClassVar[str] = "event"
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"type": self.name}
-        for name in _field_names(type(self)):
+        for name in field_names(type(self)):
             d[name] = _plain(getattr(self, name))
         return d
 
