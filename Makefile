@@ -21,7 +21,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest $(ARGS)
 
 lint: $(STAMP)
-	$(BIN)/ruff check protocol bots kaitaku tests
+	$(BIN)/ruff check protocol bots kaitaku server tests docs/protocol
 	$(BIN)/mypy
 
 bench: $(STAMP)

@@ -109,7 +109,8 @@ def build_parser() -> argparse.ArgumentParser:
     srv.add_argument("--host", default="127.0.0.1",
                      help="address to listen on (0.0.0.0 for the LAN; default 127.0.0.1)")
     srv.add_argument("--port", type=int, default=7878, help="TCP port (default 7878)")
-    srv.add_argument("--name", default="kaitaku", help="server name shown to clients")
+    srv.add_argument("--name", default="kaitaku",
+                     help="server name shown to clients (1-64 characters)")
     srv.add_argument("--log-level", default="info", choices=("debug", "info", "warning"))
     srv.set_defaults(func=_server)
 

@@ -25,6 +25,7 @@ log = logging.getLogger("kaitaku.server")
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 7878
 BOT_KINDS = ("random", "greedy")
+MAX_TABLES_LISTED = 1024
 
 
 class Server:
@@ -32,6 +33,8 @@ class Server:
 
     def __init__(self, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, *,
                  name: str = "kaitaku", spawn_bots: bool = True) -> None:
+        if not 1 <= len(name) <= 64:
+            raise ValueError("the server name is 1 to 64 characters")
         self.host = host
         self.port = port
         self.name = name
@@ -60,6 +63,7 @@ class Server:
         if self._server is not None:
             self._server.close()
         for sess in list(self.sessions):
+            sess.error("server_shutdown", "the server is shutting down")
             sess.send({"type": "bye", "reason": "server shutting down"})
         await asyncio.sleep(0.05)  # let the writers flush the byes
         for sess in list(self.sessions):
@@ -135,7 +139,7 @@ class Server:
             old.error("replaced", "this seat was resumed from another connection")
             table.vacate(old)
             old.table = None
-            old.abort()
+            old.close_soon()
         self._seat(sess, table, seat_no)
 
     def _drop_token(self, sess: Session, table: Table) -> None:
@@ -150,7 +154,8 @@ class Server:
         sess.closed = True
 
     def _on_list_tables(self, sess: Session, msg: dict[str, Any]) -> None:
-        sess.send({"type": "tables", "tables": [t.summary() for t in self.tables.values()]})
+        tables = [t.summary() for t in list(self.tables.values())[:MAX_TABLES_LISTED]]
+        sess.send({"type": "tables", "tables": tables})
 
     def _on_create_table(self, sess: Session, msg: dict[str, Any]) -> None:
         try:

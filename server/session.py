@@ -96,6 +96,12 @@ class Session:
             with contextlib.suppress(Exception):
                 self.writer.close()
 
+    def close_soon(self) -> None:
+        """Close after the frames already queued are written."""
+        self.closed = True
+        with contextlib.suppress(asyncio.QueueFull):
+            self.out.put_nowait(None)
+
     def abort(self) -> None:
         """Close at once (queued frames are dropped)."""
         self.closed = True
@@ -147,6 +153,15 @@ class Session:
                 self.server.dispatch(self, msg)
                 if self.closed:
                     return
+            while self.conn.stale:
+                late = self.conn.stale.pop(0)
+                if late["type"] == "action":
+                    self.send({"type": "result", "seq": late["seq"], "ok": False,
+                               "code": "unexpected_message",
+                               "message": "not at a table with a game any more"})
+                else:
+                    self.error("unexpected_message",
+                               f"{late['type']!r} is not allowed now; it was ignored")
 
     def _send_raw_error(self, code: str, message: str) -> None:
         """An error frame after the connection broke the protocol (bypasses the

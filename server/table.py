@@ -38,6 +38,24 @@ log = logging.getLogger("kaitaku.table")
 
 SEQ_MEMORY = 64
 """How many recent action results per seat are kept to answer repeats."""
+MAX_LEGAL = 1000
+"""Most actions listed in one ``legal`` message (only huge discards have more)."""
+
+
+def legal_message(game: GameState, seat: int, version: int) -> dict[str, Any]:
+    """The ``legal`` message for ``seat``. A discard (or give-back) from a huge
+    hand has more choices than fit: then an even spread of them is listed,
+    with ``truncated`` and the number of cards owed."""
+    actions = legal_actions(game, seat)
+    msg: dict[str, Any] = {"type": "legal", "version": version}
+    if len(actions) > MAX_LEGAL:
+        step = len(actions) / MAX_LEGAL
+        actions = [actions[int(i * step)] for i in range(MAX_LEGAL)]
+        msg["truncated"] = True
+        msg["discard"] = (game.discard_owed[seat] if game.phase == Phase.DISCARD
+                          else game.give_back)
+    msg["actions"] = [a.to_dict() for a in actions]
+    return msg
 
 
 @dataclass
@@ -117,6 +135,12 @@ class Table:
                 self._handle(kind, payload)
             except Exception:  # one bad command must not kill the table
                 log.exception("table %s: %s failed", self.id, kind)
+                if kind == "action":
+                    seat, msg = payload
+                    self._reply(seat, self.seats[seat].session, {
+                        "type": "result", "seq": msg["seq"], "ok": False,
+                        "code": "internal_error",
+                        "message": "the server failed; the action was not applied"})
 
     def _handle(self, kind: str, payload: Any) -> None:
         if kind == "action":
@@ -218,8 +242,7 @@ class Table:
             return
         sess.send({"type": "view", "version": self.version, "view": observe(self.game, seat)})
         if seat is not None:
-            sess.send({"type": "legal", "version": self.version,
-                       "actions": [a.to_dict() for a in legal_actions(self.game, seat)]})
+            sess.send(legal_message(self.game, seat, self.version))
 
     def _reply(self, seat: int, sess: Session | None, result: dict[str, Any]) -> None:
         s = self.seats[seat]
@@ -243,9 +266,13 @@ class Table:
         s.last_seq = seq
         game = self.game
         if game is None or self.status != "playing":
-            self._reply(seat, sess, {"type": "result", "seq": seq, "ok": False,
-                                     "code": "game_not_started",
-                                     "message": "the game is not running"})
+            if self.status == "finished":
+                self._reply(seat, sess, {"type": "result", "seq": seq, "ok": False,
+                                         "code": "game_over", "message": "the game is over"})
+            else:
+                self._reply(seat, sess, {"type": "result", "seq": seq, "ok": False,
+                                         "code": "game_not_started",
+                                         "message": "the game has not started"})
             return
         try:
             action = action_from_dict(msg["action"])
@@ -274,8 +301,7 @@ class Table:
                 sess.send({"type": "view", "version": self.version,
                            "view": observe(game, seat)})
             if seat is not None and (seat in deciding or over):
-                sess.send({"type": "legal", "version": self.version,
-                           "actions": [a.to_dict() for a in legal_actions(game, seat)]})
+                sess.send(legal_message(game, seat, self.version))
         if over:
             self.status = "finished"
             scores = [game.total_vp(q) for q in range(game.settings.players)]

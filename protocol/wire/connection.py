@@ -46,6 +46,7 @@ _SERVER_MAY: dict[ConnPhase, frozenset[str]] = {
     T: _AT_TABLE,
     P: _AT_TABLE,
 }
+_CLIENT_AFTER_HANDSHAKE = _CLIENT_MAY[L] | _CLIENT_MAY[T] | _CLIENT_MAY[P] | {"hello"}
 _NEXT: dict[str, ConnPhase] = {
     "welcome": L,
     "joined": T,
@@ -64,6 +65,11 @@ class Connection:
         self.role = role
         self.peer = SERVER if role == CLIENT else CLIENT
         self.phase = ConnPhase.HANDSHAKE
+        self.stale: list[Message] = []
+        """Server side: valid client messages that arrived after the server had
+        moved to a phase where they are not allowed (the client sent them
+        before it saw ``joined``/``left``/``welcome``). They are not errors of
+        the peer: the server answers each with a non-fatal error."""
         # The server bounds the nesting of what clients send (small messages);
         # a client trusts msgpack's own nesting limit for the server's large views.
         self._decoder = FrameDecoder(MAX_DEPTH if role == SERVER else None)
@@ -82,6 +88,9 @@ class Connection:
             raw = self._decoder.feed(data)
             out = []
             for msg in raw:
+                if self._is_stale(msg):
+                    self.stale.append(msg)
+                    continue
                 self._check(msg, self.peer)
                 out.append(msg)
                 self._advance(msg)
@@ -116,6 +125,15 @@ class Connection:
         return self.phase is ConnPhase.CLOSED
 
     # -- the phase machine ------------------------------------------------------
+
+    def _is_stale(self, msg: Message) -> bool:
+        if self.role != SERVER or self.phase in (ConnPhase.HANDSHAKE, ConnPhase.CLOSED):
+            return False
+        kind = msg.get("type") if isinstance(msg, dict) else None
+        if kind not in _CLIENT_AFTER_HANDSHAKE or kind in _CLIENT_MAY[self.phase]:
+            return False
+        validate(msg, CLIENT)  # a malformed message is still a protocol error
+        return True
 
     def _check(self, msg: Message, sender: str) -> None:
         validate(msg, sender)

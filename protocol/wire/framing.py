@@ -30,14 +30,19 @@ def _no_ext(code: int, data: bytes) -> Any:
 
 
 def _depth(obj: Any, limit: int) -> bool:
-    """True when ``obj`` nests deeper than ``limit`` containers."""
+    """True when ``obj`` nests deeper than ``limit`` containers or holds binary
+    data (msgpack's ``max_bin_len=0`` still lets an empty bin through)."""
     stack = [(obj, 1)]
     while stack:
         o, d = stack.pop()
         if isinstance(o, dict):
             if d > limit:
                 return True
+            if any(isinstance(k, bytes) for k in o):
+                raise RemoteProtocolError("binary map keys are not allowed", "bad_msgpack")
             stack.extend((v, d + 1) for v in o.values())
+        elif isinstance(o, bytes):
+            raise RemoteProtocolError("binary data is not allowed", "bad_msgpack")
         elif isinstance(o, list):
             if d > limit:
                 return True
@@ -121,7 +126,7 @@ class FrameDecoder:
                         f"frame length {n} exceeds the maximum of {MAX_FRAME}", "too_large"
                     )
                 if n == 0:
-                    raise RemoteProtocolError("empty frame", "bad_message")
+                    raise RemoteProtocolError("empty frame", "bad_frame")
                 del buf[:4]
                 self._need = n
             if len(buf) < self._need:

@@ -123,8 +123,13 @@ SPECS: dict[str, Spec] = {
     }),
     "legal": Spec(SERVER, "The actions you may take now (empty: nothing to do).", {
         "version": _f("int", "the table's event version"),
-        "actions": _f("list", "legal actions; trade offers are also allowed",
-                      max_len=4096),
+        "actions": _f("list", "legal actions; trade offers are also allowed (at most "
+                      "1000: see truncated)", max_len=4096),
+        "truncated": _f("bool", "true when there were more choices than listed (only for "
+                        "huge discards: then any `discard` cards of your hand are legal)",
+                        optional=True),
+        "discard": _f("int", "with truncated: how many cards to discard or give back",
+                      optional=True),
     }),
     "action": Spec(CLIENT, "Your action; the seat is your connection's.", {
         "seq": _f("int", "client sequence number, increasing; a repeat is answered again, "
@@ -170,7 +175,7 @@ SPECS: dict[str, Spec] = {
 BOTH_WAYS = frozenset({"chat", "ping", "pong", "bye"})
 
 ERROR_CODES: dict[str, str] = {
-    "bad_frame": "a frame's length is 0 or exceeds the maximum",
+    "bad_frame": "a frame's length is 0",
     "too_large": "a frame is larger than the maximum frame size",
     "bad_msgpack": "the body is not valid msgpack within the limits",
     "bad_message": "not a map with a known type and valid fields",
@@ -248,7 +253,7 @@ def validate(msg: Any, sender: str | None = None) -> Message:
 def parse_version(text: str) -> tuple[int, int] | None:
     """``"1.0"`` → ``(1, 0)``; None if it is not ``major.minor``."""
     parts = text.split(".")
-    if len(parts) != 2 or not all(p.isdigit() and len(p) <= 4 for p in parts):
+    if len(parts) != 2 or not all(p.isascii() and p.isdigit() and len(p) <= 4 for p in parts):
         return None
     return int(parts[0]), int(parts[1])
 

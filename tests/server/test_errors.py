@@ -125,9 +125,15 @@ async def test_huge_length_prefix_is_refused_at_once(server: Server, connect: Co
 
 
 async def test_action_before_joining_is_unexpected(server: Server, connect: Connect) -> None:
+    """After the handshake an out-of-phase message may be one the client sent
+    before it saw the server's answer: it is refused, the connection stays."""
     c = await connect()
     await c.send({"type": "action", "seq": 1, "action": {"type": "roll_dice"}})
-    await expect_error_and_close(c, "unexpected_message")
+    reply = await c.recv()
+    assert reply["type"] == "result" and reply["ok"] is False
+    assert reply["code"] == "unexpected_message"
+    await c.send({"type": "ping", "nonce": 5})
+    assert (await c.recv_type("pong"))["nonce"] == 5
 
 
 @pytest.mark.parametrize("msg", [
@@ -147,7 +153,10 @@ async def test_action_at_a_waiting_table_is_unexpected(server: Server,
     await c.send({"type": "create_table", "settings": {"players": 3}})
     await c.recv_type("joined")
     await c.send({"type": "action", "seq": 1, "action": {"type": "roll_dice"}})
-    await expect_error_and_close(c, "unexpected_message")
+    reply = await c.recv_type("result")
+    assert reply["ok"] is False and reply["code"] == "unexpected_message"
+    await c.send({"type": "ping", "nonce": 6})
+    assert (await c.recv_type("pong"))["nonce"] == 6
 
 
 async def test_a_server_message_from_a_client_is_unexpected(server: Server,
@@ -161,7 +170,10 @@ async def test_a_server_message_from_a_client_is_unexpected(server: Server,
 async def test_second_hello_is_unexpected(server: Server, connect: Connect) -> None:
     c = await connect()
     await c.send({"type": "hello", "version": "1.0", "role": "player", "name": "again"})
-    await expect_error_and_close(c, "unexpected_message")
+    err = await c.recv_type("error")
+    assert err["code"] == "unexpected_message"
+    await c.send({"type": "ping", "nonce": 7})
+    assert (await c.recv_type("pong"))["nonce"] == 7
 
 
 # -- lobby errors (the connection stays open) ----------------------------------------

@@ -1,0 +1,277 @@
+"""Expand docs/protocol/PROTOCOL.tmpl.md into docs/PROTOCOL.md.
+
+Run from the repository root: ``.venv/bin/python docs/protocol/gen.py``.
+tests/wire/test_protocol_doc.py checks that the result matches the code.
+
+@@MSG kind@@  -> direction, phases and the field table, from SPECS
+@@EX kind@@   -> every example of that message: ```json + ```hex (encode_frame)
+@@JSON {...}@@ -> one json + hex pair for an inline message
+"""
+from __future__ import annotations
+
+import json
+import re
+import sys
+from typing import Any
+
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+from protocol.wire import SPECS, encode_frame, validate  # noqa: E402
+from protocol.wire.connection import _CLIENT_MAY, _SERVER_MAY  # noqa: E402
+from protocol.wire.messages import BOTH_WAYS  # noqa: E402
+
+SETTINGS = {"players": 3, "vp_target": 10, "turn_cap": 0, "balanced_map": False,
+            "shuffle_harbors": False, "harbor_delay": False, "strict_phases": False}
+TOKEN = "q2V0dGxlcnMtb2YtY2F0YW4tMjAyNiEh"
+SEATS = [{"name": "Ann", "kind": "human", "connected": True},
+         {"name": "greedy-bot", "kind": "bot", "connected": True},
+         {"name": None, "kind": "empty", "connected": False}]
+
+EXAMPLES: dict[str, list[dict[str, Any]]] = {
+    "hello": [
+        {"type": "hello", "version": "1.0", "role": "player", "name": "Ann"},
+        {"type": "hello", "version": "1.0", "role": "player", "name": "Ann", "resume": TOKEN},
+    ],
+    "welcome": [{"type": "welcome", "version": "1.0", "session": "3f9c2a7d51e0b846",
+                 "resume_token": TOKEN, "server": "kaitaku"}],
+    "list_tables": [{"type": "list_tables"}],
+    "tables": [{"type": "tables", "tables": [
+        {"id": "8e30bc72", "name": "Friday night", "settings": SETTINGS, "seats": SEATS,
+         "status": "waiting", "spectators": 1}]}],
+    "create_table": [
+        {"type": "create_table", "settings": {"players": 3, "vp_target": 10},
+         "name": "Friday night", "bots": ["greedy"]},
+        {"type": "create_table", "settings": {"players": 2}},
+    ],
+    "join": [
+        {"type": "join", "table": "8e30bc72"},
+        {"type": "join", "table": "8e30bc72", "seat": 2},
+        {"type": "join", "table": "8e30bc72", "seat": 1, "key": "Jm1r3xQv0bq9Zt2KcW8y6A"},
+    ],
+    "spectate": [{"type": "spectate", "table": "8e30bc72"}],
+    "joined": [
+        {"type": "joined", "table": "8e30bc72", "seat": 0, "settings": SETTINGS},
+        {"type": "joined", "table": "8e30bc72", "seat": None, "settings": SETTINGS},
+        {"type": "joined", "table": "8e30bc72", "seat": 0, "settings": SETTINGS,
+         "last_seq": 16},
+    ],
+    "table": [{"type": "table", "table": "8e30bc72", "seats": SEATS, "status": "waiting"}],
+    "start": [{"type": "start"}],
+    "leave": [{"type": "leave"}],
+    "left": [{"type": "left", "table": "8e30bc72"}],
+    "game_started": [{"type": "game_started", "table": "8e30bc72"}],
+    "view": [{"type": "view", "version": 41, "view": {
+        "seat": 0, "players": 3, "phase": "main", "turn": 9, "current": 0, "to_act": [0],
+        "robber": 9, "bank": [15, 17, 16, 18, 14],
+        "you": {"hand": [1, 1, 0, 2, 0], "vp_total": 3}}}],
+    "events": [{"type": "events", "version": 41, "events": [
+        {"type": "dice_rolled", "seat": 0, "dice": [4, 2]},
+        {"type": "produced", "gains": [[0, 1, 0, 0, 0], [1, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
+         "withheld": []}]}],
+    "legal": [
+        {"type": "legal", "version": 41, "actions": [
+            {"type": "build_road", "edge": 23}, {"type": "build_road", "edge": 30},
+            {"type": "maritime_trade", "give": 3, "get": 4}, {"type": "end_turn"}]},
+        {"type": "legal", "version": 42, "actions": []},
+        {"type": "legal", "version": 57, "actions": [
+            {"type": "discard", "cards": [20, 0, 0, 0, 0]},
+            {"type": "discard", "cards": [9, 8, 3, 0, 0]}], "truncated": True, "discard": 20},
+    ],
+    "action": [
+        {"type": "action", "seq": 17, "action": {"type": "build_road", "edge": 23}},
+        {"type": "action", "seq": 18, "action": {"type": "offer_trade", "give": [0, 0, 0, 1, 0],
+                                                 "get": [0, 1, 0, 0, 0], "to": None}},
+    ],
+    "result": [
+        {"type": "result", "seq": 17, "ok": True},
+        {"type": "result", "seq": 18, "ok": False, "code": "cannot_afford",
+         "message": "you do not hold the cards you offer"},
+    ],
+    "resync": [{"type": "resync"}],
+    "game_over": [
+        {"type": "game_over", "winner": 2, "scores": [7, 8, 10]},
+        {"type": "game_over", "winner": None, "scores": [6, 5, 6]},
+    ],
+    "chat": [
+        {"type": "chat", "text": "good luck!"},
+        {"type": "chat", "table": "8e30bc72", "seat": 0, "name": "Ann", "text": "good luck!"},
+    ],
+    "ping": [{"type": "ping", "nonce": 7}],
+    "pong": [{"type": "pong", "nonce": 7}],
+    "error": [
+        {"type": "error", "code": "no_such_table", "message": "no table 'ffffffff'"},
+        {"type": "error", "code": "version_unsupported",
+         "message": "server speaks protocol 1.0, not 2.0"},
+    ],
+    "bye": [{"type": "bye", "reason": "server shutting down"}],
+}
+
+KIND = {"str": "string", "int": "integer", "bool": "boolean", "map": "map", "list": "array",
+        "any": "any"}
+
+
+def compact(v: Any) -> str:
+    return json.dumps(v, ensure_ascii=False)
+
+
+def pretty(v: Any, indent: int = 0, width: int = 88) -> str:
+    one = compact(v)
+    if len(one) + indent <= width or not isinstance(v, dict | list) or not v:
+        return one
+    pad = " " * (indent + 2)
+    if isinstance(v, dict):
+        items = [f"{pad}{json.dumps(k)}: {pretty(x, indent + 2, width)}" for k, x in v.items()]
+        return "{\n" + ",\n".join(items) + "\n" + " " * indent + "}"
+    items = [pad + pretty(x, indent + 2, width) for x in v]
+    return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
+
+
+def hexdump(data: bytes) -> str:
+    return "\n".join(" ".join(f"{b:02x}" for b in data[i:i + 16])
+                     for i in range(0, len(data), 16))
+
+
+def example(msg: dict[str, Any]) -> str:
+    validate(msg)
+    frame = encode_frame(msg)
+    assert json.loads(pretty(msg)) == msg
+    return (f"```json\n{pretty(msg)}\n```\n\n{len(frame)} bytes on the wire:\n\n"
+            f"```hex\n{hexdump(frame)}\n```")
+
+
+PHASE_ORDER = ["handshake", "lobby", "table", "playing"]
+
+
+def phases(kind: str, side: str) -> list[str]:
+    table = _CLIENT_MAY if side == "client" else _SERVER_MAY
+    return [p.value for p, allowed in table.items() if kind in allowed]
+
+
+def msg_header(kind: str) -> str:
+    spec = SPECS[kind]
+    if kind in BOTH_WAYS:
+        direction = "either side (client → server and server → client)"
+        ph = ("client: " + ", ".join(f"`{x}`" for x in phases(kind, "client"))
+              + "; server: " + ", ".join(f"`{x}`" for x in phases(kind, "server")))
+    else:
+        direction = "client → server" if spec.sender == "client" else "server → client"
+        ph = ", ".join(f"`{x}`" for x in phases(kind, spec.sender))
+    lines = [f"*{spec.doc}*", "", f"- Direction: **{direction}**", f"- Phases: {ph}"]
+    if not spec.fields:
+        lines += ["- Fields: none besides `type`."]
+        return "\n".join(lines)
+    lines += ["", "| field | type | required | limits | meaning |",
+              "| --- | --- | --- | --- | --- |"]
+    for name, f in spec.fields.items():
+        lim = []
+        unit = "characters" if f.kind == "str" else "items"
+        if f.min_len and f.max_len is not None:
+            lim.append(f"{f.min_len}–{f.max_len} {unit}")
+        elif f.max_len is not None:
+            lim.append(f"≤ {f.max_len} {unit}")
+        if f.choices:
+            lim.append("one of " + ", ".join(f"`{c}`" for c in f.choices))
+        if f.kind == "int":
+            lim.append("−2^53 … 2^53")
+        req = "no (missing or nil)" if f.optional else "**yes**"
+        lines.append(f"| `{name}` | {KIND[f.kind]} | {req} | {'; '.join(lim) or '—'} | "
+                     f"{f.doc.replace('|', '/')} |")
+    return "\n".join(lines)
+
+
+ERROR_NOTES: dict[str, tuple[str, str]] = {
+    "bad_frame": ("yes", "yes (an oversize frame is `too_large`)"),
+    "too_large": ("yes", "yes"),
+    "bad_msgpack": ("yes", "yes"),
+    "bad_message": ("yes", "yes"),
+    "unexpected_message": ("during the handshake; afterwards no (section 5.2)", "yes"),
+    "version_unsupported": ("yes", "yes"),
+    "bad_resume": ("no (stays in the lobby)", "yes"),
+    "handshake_timeout": ("yes", "yes"),
+    "idle_timeout": ("yes", "no (reserved)"),
+    "rate_limited": ("—", "no (reserved)"),
+    "no_such_table": ("no", "yes"),
+    "seat_taken": ("no", "yes"),
+    "table_full": ("no", "yes"),
+    "not_seated": ("no", "only as a `result` code (9.2)"),
+    "not_creator": ("no", "yes"),
+    "bad_settings": ("no", "yes"),
+    "game_not_started": ("no", "only as a `result` code (9.2)"),
+    "server_shutdown": ("yes", "yes, followed by `bye`"),
+    "replaced": ("yes", "yes (the old connection closes after it)"),
+    "internal_error": ("no", "as a `result` code when an action failed inside the server "
+                       "(not applied)"),
+}
+
+
+def errors_table() -> str:
+    from protocol.wire import ERROR_CODES
+    assert set(ERROR_NOTES) == set(ERROR_CODES), set(ERROR_NOTES) ^ set(ERROR_CODES)
+    return "\n".join(f"| `{c}` | {m} | {ERROR_NOTES[c][0]} | {ERROR_NOTES[c][1]} |"
+                     for c, m in ERROR_CODES.items())
+
+
+def real_view() -> str:
+    import random
+
+    from protocol.rules import (
+        OfferTrade,
+        Phase,
+        Settings,
+        apply,
+        legal_actions,
+        new_game,
+        observe,
+        to_act,
+    )
+    from protocol.rules import validate as rvalidate
+    for seed in range(100):
+        s = new_game(Settings(players=3), seed)
+        r = random.Random(seed)
+        while s.turn < 25 and s.phase != Phase.GAME_OVER:
+            seat = to_act(s)[0]
+            apply(s, r.choice(legal_actions(s, seat)), seat)
+            if s.phase == Phase.MAIN and s.turn > 15 and s.current == 1:
+                h = s.hands[1]
+                have = [i for i in range(5) if h[i] > 0]
+                if not have:
+                    continue
+                give = [0] * 5
+                get = [0] * 5
+                give[have[0]] = 1
+                get[[i for i in range(5) if i != have[0]][0]] = 1
+                a = OfferTrade(tuple(give), tuple(get), None)
+                try:
+                    rvalidate(s, a, 1)
+                except Exception:
+                    continue
+                apply(s, a, 1)
+                return pretty(observe(s, 0), width=100)
+    raise RuntimeError("no scenario")
+
+
+def main() -> None:
+    src = (ROOT / "docs/protocol/PROTOCOL.tmpl.md").read_text(encoding="utf-8")
+    used: set[str] = set()
+
+    def sub(m: re.Match[str]) -> str:
+        what, arg = m.group(1), m.group(2).strip()
+        if what == "MSG":
+            return msg_header(arg)
+        if what == "EX":
+            used.add(arg)
+            return "\n\n".join(example(x) for x in EXAMPLES[arg])
+        if what == "JSON":
+            return example(json.loads(arg))
+        raise ValueError(what)
+
+    src = src.replace("@@ERRORS@@", errors_table()).replace("@@VIEW@@", real_view())
+    out = re.sub(r"@@(MSG|EX|JSON) (.*?)@@", sub, src, flags=re.S)
+    missing = set(SPECS) - used
+    assert not missing, missing
+    (ROOT / "docs/PROTOCOL.md").write_text(out, encoding="utf-8")
+    print("ok", len(out))
+
+
+if __name__ == "__main__":
+    main()
