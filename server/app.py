@@ -26,6 +26,12 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 7878
 BOT_KINDS = ("random", "greedy")
 MAX_TABLES_LISTED = 1024
+MAX_CONNECTIONS = 2000
+"""Connections the server accepts at once; more are refused with an error."""
+MAX_PER_ADDRESS = 256
+"""Connections from one address (the server's own bots come from loopback)."""
+MAX_TABLES_PER_CONNECTION = 4
+"""Tables one connection may create."""
 
 
 class Server:
@@ -93,6 +99,19 @@ class Server:
         return task
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        peer = writer.get_extra_info("peername")
+        address = peer[0] if isinstance(peer, tuple) else str(peer)
+        same = sum(1 for s in self.sessions if s.address == address)
+        if len(self.sessions) >= MAX_CONNECTIONS or same >= MAX_PER_ADDRESS:
+            log.warning("refusing a connection from %s: too many connections", address)
+            from protocol.wire import encode_frame
+
+            writer.write(encode_frame({"type": "error", "code": "too_many_connections",
+                                       "message": "the server is full; try again later"}))
+            with contextlib.suppress(Exception):
+                await writer.drain()
+            writer.close()
+            return
         sess = Session(self, reader, writer)
         self.sessions.add(sess)
         task = asyncio.current_task()
@@ -167,6 +186,10 @@ class Server:
         if not all(isinstance(b, str) and b in BOT_KINDS for b in bots):
             sess.error("bad_settings", f"bots must be among {', '.join(BOT_KINDS)}")
             return
+        if sess.tables_created >= MAX_TABLES_PER_CONNECTION:
+            sess.error("too_many_tables",
+                       f"one connection may create {MAX_TABLES_PER_CONNECTION} tables")
+            return
         take_seat = msg.get("seat") is not False
         if len(bots) + (1 if take_seat else 0) > settings.players:
             sess.error("bad_settings", "more bots than free seats")
@@ -175,6 +198,7 @@ class Server:
         if not 0 <= timer <= 3600:
             sess.error("bad_settings", "turn_timer is 0..3600 seconds")
             return
+        sess.tables_created += 1
         table_id = secrets.token_hex(4)
         table = Table(table_id, msg.get("name") or f"table {len(self.tables) + 1}",
                       settings, sess.id, timer)

@@ -33,6 +33,15 @@ log = logging.getLogger("kaitaku.session")
 OUTBOUND_LIMIT = 512
 """Frames queued for one client before it counts as not reading."""
 HANDSHAKE_DEADLINE = 10.0
+"""Seconds from accept to a hello."""
+IDLE_PING = 30.0
+"""Seconds of silence after which the server pings the client."""
+IDLE_TIMEOUT = 90.0
+"""Seconds of silence after which the server closes (a ping was not answered)."""
+RATE = 1000.0
+"""Messages per second a client may send, sustained (a token bucket)..."""
+BURST = 2000.0
+"""...with this many in a burst."""
 READ_CHUNK = 65536
 
 
@@ -51,8 +60,12 @@ class Session:
         self.seat: int | None = None
         self.out: asyncio.Queue[bytes | None] = asyncio.Queue(OUTBOUND_LIMIT)
         self.closed = False
+        self.tables_created = 0
+        self._allowance = BURST
+        self._last_message = 0.0
         peer = writer.get_extra_info("peername")
         self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
+        self.address = peer[0] if isinstance(peer, tuple) else str(peer)
 
     # -- sending --------------------------------------------------------------------
 
@@ -128,26 +141,39 @@ class Session:
             log.info("connection %s (%s) closed", self.id, self.name)
 
     async def _read_loop(self) -> None:
-        deadline = asyncio.get_running_loop().time() + HANDSHAKE_DEADLINE
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + HANDSHAKE_DEADLINE
+        last_rx = self._last_message = loop.time()
         while not self.closed:
             try:
-                if self.conn.phase.value == "handshake":
-                    left = deadline - asyncio.get_running_loop().time()
+                if self.conn.phase is ConnPhase.HANDSHAKE:
+                    left = deadline - loop.time()
                     data = await asyncio.wait_for(self.reader.read(READ_CHUNK), max(left, 0.0))
                 else:
-                    data = await self.reader.read(READ_CHUNK)
+                    data = await asyncio.wait_for(self.reader.read(READ_CHUNK), IDLE_PING)
             except TimeoutError:
-                self.error("handshake_timeout", "no hello within the handshake deadline")
-                return
+                if self.conn.phase is ConnPhase.HANDSHAKE:
+                    self.error("handshake_timeout", "no hello within the handshake deadline")
+                    return
+                if loop.time() - last_rx >= IDLE_TIMEOUT:
+                    self.error("idle_timeout", f"nothing received for {IDLE_TIMEOUT:g} s")
+                    return
+                self.send({"type": "ping", "nonce": int(loop.time())})
+                continue
             except (ConnectionError, OSError):
                 return
             if not data:
                 return
+            last_rx = loop.time()
             try:
                 messages = self.conn.receive_data(data)
             except RemoteProtocolError as exc:
                 log.info("session %s: protocol error %s: %s", self.id, exc.code, exc)
                 self._send_raw_error(exc.code, str(exc))
+                return
+            if not self._within_rate(len(messages) + len(self.conn.stale), loop.time()):
+                log.warning("session %s (%s): rate limit, disconnecting", self.id, self.name)
+                self.error("rate_limited", f"more than {RATE:g} messages per second")
                 return
             for msg in messages:
                 self.server.dispatch(self, msg)
@@ -162,6 +188,13 @@ class Session:
                 else:
                     self.error("unexpected_message",
                                f"{late['type']!r} is not allowed now; it was ignored")
+
+    def _within_rate(self, count: int, now: float) -> bool:
+        """Token bucket: RATE messages a second, BURST at once."""
+        self._allowance = min(BURST, self._allowance + (now - self._last_message) * RATE)
+        self._last_message = now
+        self._allowance -= count
+        return self._allowance >= 0
 
     def _send_raw_error(self, code: str, message: str) -> None:
         """An error frame after the connection broke the protocol (bypasses the

@@ -188,8 +188,13 @@ ERROR_NOTES: dict[str, tuple[str, str]] = {
     "version_unsupported": ("yes", "yes"),
     "bad_resume": ("no (stays in the lobby)", "yes"),
     "handshake_timeout": ("yes", "yes"),
-    "idle_timeout": ("yes", "no (reserved)"),
-    "rate_limited": ("—", "no (reserved)"),
+    "idle_timeout": ("yes", "yes: after 30 s of silence the server pings; after 90 s it "
+                     "closes"),
+    "rate_limited": ("yes", "yes: over 1000 messages a second sustained (2000 in a "
+                     "burst); bots act fast"),
+    "too_many_connections": ("yes", "yes, instead of a welcome (2000 connections, 256 per "
+                             "address)"),
+    "too_many_tables": ("no", "yes (4 tables per connection)"),
     "no_such_table": ("no", "yes"),
     "seat_taken": ("no", "yes"),
     "table_full": ("no", "yes"),

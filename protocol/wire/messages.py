@@ -194,6 +194,8 @@ ERROR_CODES: dict[str, str] = {
     "game_not_started": "the table's game has not started",
     "server_shutdown": "the server is shutting down",
     "replaced": "the seat was resumed from another connection; this one closes",
+    "too_many_connections": "the server (or your address) has too many connections",
+    "too_many_tables": "this connection created the most tables it may",
     "internal_error": "the server failed; the action was not applied",
 }
 """Connection-level error codes. Rejected actions carry the engine's codes
