@@ -1,5 +1,13 @@
 """A table: its seats, its game, and the one task that changes them.
 
+Turn timers and stand-ins: with a turn timer, a seat that does not decide in
+time gets the default action (:func:`default_action`); after
+``MAX_TIMEOUTS`` timeouts in a row, or when a player stays disconnected for
+``GRACE`` seconds, a built-in bot plays the seat inside the table until the
+player comes back (resume token) or acts again. When a player drops during a
+trade negotiation, their part is settled at once (an open offer of theirs is
+cancelled; an offer to them is rejected).
+
 Everything that touches a table's state goes through :meth:`Table.submit`
 into the table's queue and is handled by :meth:`Table.run`, one command at a
 time, so a game is only ever changed by one task. After every accepted
@@ -13,14 +21,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import random
 import secrets
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from protocol.rules import (
+    Action,
+    CancelTrade,
     GameState,
     Phase,
+    RejectTrade,
     RulesError,
     Settings,
     action_from_dict,
@@ -36,6 +48,12 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("kaitaku.table")
 
+MAX_TIMEOUTS = 3
+"""Timeouts in a row after which a bot stands in for the seat."""
+GRACE = 60.0
+"""Seconds a disconnected player's seat waits before a bot stands in."""
+STAND_IN_PACE = 0.5
+"""Seconds a stand-in waits before each decision, so that people can follow."""
 SEQ_MEMORY = 64
 """How many recent action results per seat are kept to answer repeats."""
 MAX_LEGAL = 1000
@@ -67,13 +85,38 @@ class Seat:
     bot_key: str | None = None  # a bot seat is joined with this key only
     last_seq: int = -1
     results: OrderedDict[int, dict[str, Any]] = field(default_factory=OrderedDict)
+    auto: bool = False  # a built-in bot plays this seat for now
+    timeouts: int = 0  # timeouts in a row
+    deadline: float | None = None  # when the pending decision times out
+    epoch: int = 0  # bumped on every (re)connection, to match grace timers
 
     def summary(self) -> dict[str, Any]:
         return {
             "name": self.name or None,
             "kind": self.kind,
             "connected": self.session is not None,
+            "auto": self.auto,
         }
+
+
+def default_action(game: GameState, seat: int, rng: random.Random) -> Action:
+    """What a seat does when its time runs out: roll, end the turn, reject or
+    cancel a trade; any other decision (discard, robber, placement, ...) is a
+    random legal choice."""
+    legal = legal_actions(game, seat)
+    by_name = {a.name: a for a in legal}
+    for name in ("roll_dice", "end_turn", "reject_trade", "cancel_trade"):
+        if name in by_name:
+            return by_name[name]
+    return legal[int(rng.random() * len(legal))]
+
+
+def deciding_seats(game: GameState) -> set[int]:
+    """Seats that owe a decision (the offerer of a trade may always act)."""
+    seats = set(to_act(game))
+    if game.phase == Phase.TRADE:
+        seats.add(game.current)
+    return seats
 
 
 class Table:
@@ -95,6 +138,9 @@ class Table:
         self.queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         self.task: asyncio.Task[None] | None = None
         self.on_bots_needed: Any = None  # set by the server: callback(table, seats)
+        self.on_applied: Any = None  # set by the server: callback(table, seat, action, outcome)
+        self.rng = random.Random(self.seed ^ 0x5EED)  # default actions (not the game's RNG)
+        self._stand_in: Any = None
 
     # -- summaries ----------------------------------------------------------------
 
@@ -127,10 +173,21 @@ class Table:
         self.queue.put_nowait((kind, payload))
 
     async def run(self) -> None:
+        loop = asyncio.get_running_loop()
         while True:
-            kind, payload = await self.queue.get()
+            deadlines = [s.deadline for s in self.seats if s.deadline is not None]
+            try:
+                if deadlines:
+                    wait = max(0.0, min(deadlines) - loop.time())
+                    kind, payload = await asyncio.wait_for(self.queue.get(), wait)
+                else:
+                    kind, payload = await self.queue.get()
+            except TimeoutError:
+                kind, payload = "timeout", loop.time()
             if kind == "stop":
                 return
+            if not self.queue.empty():
+                await asyncio.sleep(0)  # let the writers flush between back-to-back commands
             try:
                 self._handle(kind, payload)
             except Exception:  # one bad command must not kill the table
@@ -153,6 +210,18 @@ class Table:
         elif kind == "resync":
             sess, seat = payload
             self._send_state(sess, seat)
+        elif kind == "timeout":
+            self._expire(payload)
+        elif kind == "stand_in":
+            self._stand_in_step(payload)
+        elif kind == "dropped":
+            self._dropped(*payload)
+        elif kind == "grace":
+            seat_no, epoch = payload
+            seat = self.seats[seat_no]
+            if seat.session is None and seat.epoch == epoch and self.status == "playing":
+                self._set_auto(seat_no, True, "disconnected")
+                self._schedule()
 
     # -- seats ----------------------------------------------------------------------
 
@@ -183,6 +252,10 @@ class Table:
         seat = self.seats[i]
         seat.session = session
         seat.name = session.name
+        seat.epoch += 1
+        seat.timeouts = 0
+        if seat.auto:
+            self._set_auto(i, False, "player back")
         if seat.kind == "empty":
             seat.kind = "bot" if session.role == "bot" else "human"
         log.info("table %s: seat %d taken by %s (%s)", self.id, i, session.name, seat.kind)
@@ -209,6 +282,11 @@ class Table:
                 if self.status == "waiting" and seat.kind == "human":
                     seat.kind = "empty"
                     seat.name = ""
+                elif self.status == "playing":
+                    seat.epoch += 1
+                    self.submit("dropped", (i, seat.epoch))
+                    asyncio.get_running_loop().call_later(
+                        GRACE, self.submit, "grace", (i, seat.epoch))
                 return i
         return None
 
@@ -235,6 +313,7 @@ class Table:
         for sess, seat in self.members():
             sess.send({"type": "game_started", "table": self.id})
             self._send_state(sess, seat)
+        self._schedule()
 
     def _send_state(self, sess: Session, seat: int | None) -> None:
         """Full view, then the legal actions if this seat owes a decision."""
@@ -281,19 +360,112 @@ class Table:
             self._reply(seat, sess, {"type": "result", "seq": seq, "ok": False,
                                      "code": exc.code, "message": str(exc)})
             return
-        self.version += 1
-        if log.isEnabledFor(logging.INFO):
-            log.info("table %s v%d: seat %d %s", self.id, self.version, seat, action.to_dict())
+        s.timeouts = 0
+        self._applied(seat, action, "player")
         self._reply(seat, sess, {"type": "result", "seq": seq, "ok": True})
         self._fan_out(events)
+
+    def _applied(self, seat: int, action: Action, via: str) -> None:
+        """Book-keeping after an action was applied: version, durable log, log line."""
+        assert self.game is not None
+        self.version += 1
+        if self.on_applied is not None and self.game.log:
+            self.on_applied(self, *self.game.log[-1])
+        if log.isEnabledFor(logging.INFO):
+            log.info("table %s v%d: seat %d %s%s", self.id, self.version, seat,
+                     action.to_dict(), "" if via == "player" else f" ({via})")
+
+    def _server_act(self, seat: int, action: Action, via: str) -> None:
+        """Apply an action the server chose for ``seat`` (timeout, stand-in, drop)."""
+        assert self.game is not None
+        events = apply(self.game, action, seat)
+        self._applied(seat, action, via)
+        sess = self.seats[seat].session
+        if sess is not None:
+            sess.send({"type": "error", "code": "acted_for_you",
+                       "message": f"the server played {action.name} for you ({via})"})
+        self._fan_out(events)
+
+    # -- timers and stand-ins ---------------------------------------------------------
+
+    def _schedule(self) -> None:
+        """Set the deciding seats' deadlines; let stand-ins act."""
+        game = self.game
+        if game is None or self.status != "playing":
+            for seat in self.seats:
+                seat.deadline = None
+            return
+        deciding = deciding_seats(game)
+        now = asyncio.get_running_loop().time()
+        for i, seat in enumerate(self.seats):
+            if i not in deciding:
+                seat.deadline = None
+            elif seat.auto:
+                seat.deadline = None
+                asyncio.get_running_loop().call_later(
+                    STAND_IN_PACE, self.submit, "stand_in", (i, self.version))
+            elif self.turn_timer and seat.deadline is None:
+                seat.deadline = now + self.turn_timer
+
+    def _expire(self, now: float) -> None:
+        game = self.game
+        if game is None or self.status != "playing":
+            return
+        for i, seat in enumerate(self.seats):
+            if seat.deadline is None or seat.deadline > now + 1e-3:
+                continue
+            seat.deadline = None
+            if i not in deciding_seats(game):
+                continue
+            seat.timeouts += 1
+            self._server_act(i, default_action(game, i, self.rng), "timeout")
+            if seat.timeouts >= MAX_TIMEOUTS and not seat.auto:
+                self._set_auto(i, True, f"{seat.timeouts} timeouts")
+                self._schedule()
+            return  # one at a time: the state changed
+
+    def _set_auto(self, i: int, on: bool, why: str) -> None:
+        seat = self.seats[i]
+        if seat.auto == on:
+            return
+        seat.auto = on
+        log.info("table %s: a bot %s seat %d (%s)", self.id,
+                 "stands in for" if on else "hands back", i, why)
+        self.broadcast_table()
+
+    def _stand_in_step(self, payload: tuple[int, int]) -> None:
+        i, version = payload
+        game = self.game
+        if game is None or self.status != "playing" or version != self.version:
+            return  # stale: the state changed since it was queued
+        seat = self.seats[i]
+        if not seat.auto or i not in deciding_seats(game):
+            return
+        if self._stand_in is None:
+            from bots import GreedyBot  # the stand-in sees only the seat's view
+
+            self._stand_in = GreedyBot(self.seed)
+        legal = legal_actions(game, i)
+        self._server_act(i, self._stand_in.act(observe(game, i), legal), "stand-in")
+
+    def _dropped(self, i: int, epoch: int) -> None:
+        """Settle a dropped player's part in a trade negotiation at once."""
+        game = self.game
+        seat = self.seats[i]
+        if game is None or self.status != "playing" or seat.session is not None:
+            return
+        if game.phase == Phase.TRADE and game.trade is not None:
+            if game.current == i:
+                self._server_act(i, CancelTrade(), "disconnected")
+            elif game.trade.status[i] == 0:
+                self._server_act(i, RejectTrade(), "disconnected")
 
     def _fan_out(self, events: list[Any]) -> None:
         game = self.game
         assert game is not None
-        deciding = set(to_act(game))
-        if game.phase == Phase.TRADE and game.current not in deciding:
-            deciding.add(game.current)  # the offerer may confirm or cancel at any time
+        deciding = deciding_seats(game)
         over = game.phase == Phase.GAME_OVER
+        self._schedule()
         for sess, seat in self.members():
             sess.send({"type": "events", "version": self.version,
                        "events": [e.for_seat(seat).to_dict() for e in events]})

@@ -195,6 +195,7 @@ ERROR_NOTES: dict[str, tuple[str, str]] = {
     "too_many_connections": ("yes", "yes, instead of a welcome (2000 connections, 256 per "
                              "address)"),
     "too_many_tables": ("no", "yes (4 tables per connection)"),
+    "acted_for_you": ("no", "yes, to a seat the server played for"),
     "no_such_table": ("no", "yes"),
     "seat_taken": ("no", "yes"),
     "table_full": ("no", "yes"),

@@ -100,7 +100,8 @@ SPECS: dict[str, Spec] = {
     }),
     "table": Spec(SERVER, "A table's state changed (seats, status).", {
         "table": _f("str", "table id", max_len=64),
-        "seats": _f("list", "per seat: {name, kind: human|bot|empty, connected}", max_len=4),
+        "seats": _f("list", "per seat: {name, kind: human|bot|empty, connected, auto (a "
+                    "bot stands in)}", max_len=4),
         "status": _f("str", "waiting, playing or finished", max_len=16),
     }),
     "start": Spec(CLIENT, "Creator only: fill empty seats with bots and start now."),
@@ -196,6 +197,8 @@ ERROR_CODES: dict[str, str] = {
     "replaced": "the seat was resumed from another connection; this one closes",
     "too_many_connections": "the server (or your address) has too many connections",
     "too_many_tables": "this connection created the most tables it may",
+    "acted_for_you": "not an error of yours: the server played for your seat (turn timer, "
+                     "or a disconnect during a trade); the message names the action",
     "internal_error": "the server failed; the action was not applied",
 }
 """Connection-level error codes. Rejected actions carry the engine's codes

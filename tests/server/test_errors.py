@@ -531,7 +531,8 @@ async def test_leaving_a_game_keeps_the_seat_for_a_resume(server: Server,
     summary = await table.others(actor)[0].recv_until(
         lambda m: m["type"] == "table" and m["seats"][i]["name"] == f"seat{i}"
         and not m["seats"][i]["connected"])
-    assert summary["seats"][i] == {"name": f"seat{i}", "kind": "human", "connected": False}
+    assert summary["seats"][i] == {"name": f"seat{i}", "kind": "human", "connected": False,
+                                   "auto": False}
     assert summary["status"] == "playing"
     await actor.send({"type": "list_tables"})  # back in the lobby
     assert (await actor.recv_type("tables"))["tables"][0]["id"] == table.id

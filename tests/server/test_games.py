@@ -188,9 +188,9 @@ async def test_list_tables_shows_seats_and_status(server: Server, connect: Conne
     assert summary["status"] == "waiting" and summary["spectators"] == 0
     assert summary["settings"]["players"] == 3
     assert summary["seats"] == [
-        {"name": "alice", "kind": "human", "connected": True},
-        {"name": None, "kind": "empty", "connected": False},
-        {"name": None, "kind": "empty", "connected": False},
+        {"name": "alice", "kind": "human", "connected": True, "auto": False},
+        {"name": None, "kind": "empty", "connected": False, "auto": False},
+        {"name": None, "kind": "empty", "connected": False, "auto": False},
     ]
 
     others = []
@@ -212,7 +212,8 @@ async def test_list_tables_shows_seats_and_status(server: Server, connect: Conne
                              and not m["seats"][1]["connected"])
     await watcher.send({"type": "list_tables"})
     (summary,) = (await watcher.recv_type("tables"))["tables"]
-    assert summary["seats"][1] == {"name": "bob", "kind": "human", "connected": False}
+    assert summary["seats"][1] == {"name": "bob", "kind": "human", "connected": False,
+                                   "auto": False}
 
 
 async def test_finished_table_is_listed_as_finished(server: Server, connect: Connect) -> None:

@@ -1,0 +1,146 @@
+"""Turn timers, stand-in bots and disconnects during a game (over loopback TCP)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from protocol.rules import Phase, to_act
+from server.app import Server
+
+from .conftest import TIMEOUT, Connect, RawClient
+
+
+async def _table(server: Server, connect: Connect, players: int, timer: float,
+                 seed: int = 7) -> tuple[str, list[RawClient]]:
+    creator = await connect("seat0")
+    await creator.send({"type": "create_table", "settings": {"players": players}})
+    tid = (await creator.recv_type("joined"))["table"]
+    table = server.tables[tid]
+    table.seed = seed
+    table.turn_timer = timer  # fractions of a second for the tests (the wire takes ints)
+    clients = [creator]
+    for i in range(1, players):
+        c = await connect(f"seat{i}")
+        await c.send({"type": "join", "table": tid})
+        await c.recv_type("joined")
+        clients.append(c)
+    return tid, clients
+
+
+async def _until(pred: Any, timeout: float = TIMEOUT) -> None:
+    async def poll() -> None:
+        while not pred():
+            await asyncio.sleep(0.01)
+
+    await asyncio.wait_for(poll(), timeout)
+
+
+async def test_a_timeout_plays_the_default_action(server: Server, connect: Connect) -> None:
+    tid, clients = await _table(server, connect, 3, timer=0.2)
+    table = server.tables[tid]
+    assert table.game is not None
+    first = to_act(table.game)[0]
+    # Nobody places the first settlement: the timer places one at random.
+    note = await clients[first].recv_until(
+        lambda m: m["type"] == "error" and m["code"] == "acted_for_you")
+    assert "build_settlement" in note["message"]
+    assert table.version == 1
+    assert table.seats[first].timeouts == 1
+    assert not table.seats[first].auto
+
+
+async def test_three_timeouts_hand_the_seat_to_a_stand_in(
+        server: Server, connect: Connect, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("server.table.STAND_IN_PACE", 0.005)
+    tid, clients = await _table(server, connect, 3, timer=0.05)
+    table = server.tables[tid]
+    # Nobody ever acts (but everyone reads): every seat times out three times,
+    # then stand-ins finish the game.
+    readers = [asyncio.ensure_future(c.recv_until(lambda m: m["type"] == "game_over", 60))
+               for c in clients]
+    await _until(lambda: table.status == "finished", 60)
+    assert table.game is not None and table.game.phase == Phase.GAME_OVER
+    assert all(seat.auto for seat in table.seats)
+    overs = await asyncio.gather(*readers)
+    assert all(over["winner"] == table.game.winner for over in overs)
+
+
+async def test_acting_again_takes_the_seat_back(server: Server, connect: Connect) -> None:
+    tid, clients = await _table(server, connect, 3, timer=0.05)
+    table = server.tables[tid]
+    await _until(lambda: table.seats[0].auto)
+    # A resume hands the seat back to the player.
+    token = next(m for m in clients[0].received if m["type"] == "welcome")["resume_token"]
+    await clients[0].close()
+    back = await connect("seat0", hello=False)
+    await back.send({"type": "hello", "version": "1.0", "role": "player", "name": "seat0",
+                     "resume": token})
+    await back.recv_type("joined")
+    assert not table.seats[0].auto
+    assert table.seats[0].timeouts == 0
+
+
+async def test_a_dropped_offerer_cancels_the_trade(server: Server, connect: Connect,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    tid, clients = await _table(server, connect, 3, timer=0)
+    table = server.tables[tid]
+    game = table.game
+    assert game is not None
+    # Jump to a main phase with cards (the server's state; clients only observe it).
+    game.phase = Phase.MAIN
+    game.rolled = True
+    cur = game.current
+    game.hands[cur] = [2, 0, 0, 0, 0]
+    game.bank[0] -= 2
+    other = (cur + 1) % 3
+    game.hands[other] = [0, 0, 0, 0, 2]
+    game.bank[4] -= 2
+    await clients[cur].act({"type": "offer_trade", "give": [1, 0, 0, 0, 0],
+                            "get": [0, 0, 0, 0, 1], "to": None})
+    await _until(lambda: game.phase == Phase.TRADE)
+    await clients[cur].close()
+    await _until(lambda: game.phase == Phase.MAIN)
+    cancelled = await clients[other].recv_until(
+        lambda m: m["type"] == "events"
+        and any(e["type"] == "trade_cancelled" for e in m["events"]))
+    assert cancelled["version"] == table.version
+
+
+async def test_a_dropped_responder_rejects(server: Server, connect: Connect) -> None:
+    tid, clients = await _table(server, connect, 3, timer=0)
+    table = server.tables[tid]
+    game = table.game
+    assert game is not None
+    game.phase = Phase.MAIN
+    game.rolled = True
+    cur = game.current
+    game.hands[cur] = [2, 0, 0, 0, 0]
+    game.bank[0] -= 2
+    responder = (cur + 1) % 3
+    await clients[cur].act({"type": "offer_trade", "give": [1, 0, 0, 0, 0],
+                            "get": [0, 0, 0, 0, 1], "to": responder})
+    await _until(lambda: game.phase == Phase.TRADE)
+    await clients[responder].close()
+    await _until(lambda: game.trade is not None and game.trade.status[responder] == 2)
+    answered = await clients[cur].recv_until(
+        lambda m: m["type"] == "events"
+        and any(e["type"] == "trade_answered" for e in m["events"]))
+    assert answered["events"][0]["accepted"] is False
+
+
+async def test_a_disconnect_past_the_grace_period_brings_a_stand_in(
+        server: Server, connect: Connect, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("server.table.GRACE", 0.2)
+    monkeypatch.setattr("server.table.STAND_IN_PACE", 0.005)
+    tid, clients = await _table(server, connect, 3, timer=0)
+    table = server.tables[tid]
+    assert table.game is not None
+    first = to_act(table.game)[0]
+    await clients[first].close()
+    await _until(lambda: table.seats[first].auto)
+    # The stand-in places for the absent player; the game moves on.
+    await _until(lambda: table.version >= 2)
+    assert table.game.edge_owner.count(first) == 1
