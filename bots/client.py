@@ -59,12 +59,18 @@ class BotClient:
             self.inbox.extend(self.conn.receive_data(data))
         return self.inbox.pop(0)
 
-    async def handshake(self) -> Message:
-        self.send({"type": "hello", "version": VERSION_STRING, "role": "bot", "name": self.name})
+    async def handshake(self, resume: str | None = None) -> Message:
+        """Say hello (with a resume token to reclaim a seat); return the welcome."""
+        hello: Message = {"type": "hello", "version": VERSION_STRING, "role": "bot",
+                          "name": self.name}
+        if resume is not None:
+            hello["resume"] = resume
+        self.send(hello)
         msg = await self.recv()
         if msg["type"] != "welcome":
             raise ProtocolError(f"refused: {msg.get('code')}: {msg.get('message')}",
                                 msg.get("code"))
+        self.resume_token: str = msg["resume_token"]
         return msg
 
     async def play(self) -> BotOutcome:

@@ -212,9 +212,12 @@ def bench_server(games: int, concurrency: int, players: int = 4) -> dict[str, An
     import asyncio
     import os
     import re
+    import tempfile
 
+    tmp = tempfile.TemporaryDirectory(prefix="kaitaku-bench-")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "kaitaku", "server", "--port", "0", "--log-level", "warning"],
+        [sys.executable, "-m", "kaitaku", "server", "--port", "0", "--log-level", "warning",
+         "--db", os.path.join(tmp.name, "bench.db")],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
     )
     try:
@@ -239,6 +242,7 @@ def bench_server(games: int, concurrency: int, players: int = 4) -> dict[str, An
             proc.wait(5)
         except subprocess.TimeoutExpired:
             proc.kill()
+        tmp.cleanup()
 
 
 def main_server(games: int, concurrency: int, players: int, as_json: bool) -> int:

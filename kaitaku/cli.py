@@ -40,7 +40,11 @@ def _server(args: argparse.Namespace) -> int:
     async def main() -> None:
         import signal
 
-        srv = Server(args.host, args.port, name=args.name)
+        from server.storage import default_db_path
+
+        db = None if args.db == ":none:" else (args.db or default_db_path())
+        srv = Server(args.host, args.port, name=args.name, db=db,
+                     durable="full" if args.fsync else "normal")
         await srv.start()
         print(f"kaitaku server listening on {srv.host}:{srv.port}", flush=True)
         serving = asyncio.ensure_future(srv.serve_forever())
@@ -112,6 +116,11 @@ def build_parser() -> argparse.ArgumentParser:
     srv.add_argument("--name", default="kaitaku",
                      help="server name shown to clients (1-64 characters)")
     srv.add_argument("--log-level", default="info", choices=("debug", "info", "warning"))
+    srv.add_argument("--db", default=None, metavar="PATH",
+                     help="SQLite file for durable tables (default: "
+                          "$XDG_DATA_HOME/kaitaku/kaitaku.db; ':none:' keeps nothing)")
+    srv.add_argument("--fsync", action="store_true",
+                     help="fsync every action (survives power cuts, slower)")
     srv.set_defaults(func=_server)
 
     bot = sub.add_parser("bot", help="run a bot that joins a server's table")

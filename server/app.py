@@ -17,7 +17,9 @@ from typing import Any
 
 from protocol.rules import RulesError, Settings
 
+from . import table as table_module
 from .session import Session
+from .storage import SNAPSHOT_EVERY, Storage
 from .table import Table
 
 log = logging.getLogger("kaitaku.server")
@@ -38,7 +40,8 @@ class Server:
     """A Kaitaku game server. ``await start()``, then ``await serve_forever()``."""
 
     def __init__(self, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, *,
-                 name: str = "kaitaku", spawn_bots: bool = True) -> None:
+                 name: str = "kaitaku", spawn_bots: bool = True,
+                 db: str | os.PathLike[str] | None = None, durable: str = "normal") -> None:
         if not 1 <= len(name) <= 64:
             raise ValueError("the server name is 1 to 64 characters")
         self.host = host
@@ -51,6 +54,7 @@ class Server:
         self.bot_processes: list[asyncio.subprocess.Process] = []
         self._server: asyncio.base_events.Server | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
+        self.storage = Storage(db, durable) if db is not None else None
 
     # -- life -------------------------------------------------------------------------
 
@@ -59,6 +63,55 @@ class Server:
         sock = self._server.sockets[0]
         self.port = sock.getsockname()[1]
         log.info("listening on %s:%d", self.host, self.port)
+        if self.storage is not None:
+            self._restore()
+
+    # -- durability -------------------------------------------------------------------
+
+    def _attach(self, table: Table) -> None:
+        table.on_bots_needed = self._launch_bots
+        if self.storage is not None:
+            table.on_applied = self._persist_action
+            table.on_changed = self.storage.save_table
+        self.tables[table.id] = table
+        table.task = self._spawn(table.run())
+
+    def _persist_action(self, table: Table, seat: int, action: Any,
+                        outcome: tuple[int, ...] | None) -> None:
+        assert self.storage is not None
+        self.storage.append_action(table.id, table.version, seat, action.to_dict(), outcome)
+        if table.version % SNAPSHOT_EVERY == 0 and table.game is not None:
+            self.storage.save_snapshot(table.id, table.version, table.game)
+
+    def _restore(self) -> None:
+        """Bring back every unfinished table from the log; players rejoin with
+        their resume tokens, bots are started again, and absent players' seats
+        get stand-ins after the grace period."""
+        assert self.storage is not None
+        loop = asyncio.get_running_loop()
+        for st in self.storage.unfinished():
+            table = Table(st.id, st.name, st.settings, st.creator, st.turn_timer, st.seed)
+            table.status = st.status
+            table.game = st.game
+            table.version = st.version
+            spawn = []
+            for i, (seat, saved) in enumerate(zip(table.seats, st.seats, strict=True)):
+                seat.name = saved["name"]
+                seat.kind = saved["kind"]
+                seat.bot_kind = saved.get("bot_kind")
+                if seat.kind == "human" and table.status == "waiting":
+                    seat.kind, seat.name = "empty", ""
+                elif seat.kind == "bot" and seat.bot_kind:
+                    seat.bot_key = secrets.token_urlsafe(16)
+                    spawn.append((i, seat.bot_kind, seat.bot_key))
+                elif seat.kind != "empty" and table.status == "playing":
+                    loop.call_later(table_module.GRACE, table.submit, "grace", (i, seat.epoch))
+            for token, seat_no in st.tokens.items():
+                self.resumable[token] = (table.id, seat_no)
+            self._attach(table)
+            self._launch_bots(table, spawn)
+            log.info("table %s restored at version %d (%s)", table.id, table.version,
+                     table.status)
 
     async def serve_forever(self) -> None:
         assert self._server is not None
@@ -91,6 +144,9 @@ class Server:
         if self._server is not None:
             with contextlib.suppress(Exception):
                 await self._server.wait_closed()
+        if self.storage is not None:
+            self.storage.close()
+            self.storage = None
 
     def _spawn(self, coro: Any) -> asyncio.Task[Any]:
         task = asyncio.create_task(coro)
@@ -165,6 +221,8 @@ class Server:
         """A seat given up before the game starts cannot be reclaimed."""
         if table.status == "waiting":
             self.resumable.pop(sess.resume_token, None)
+            if self.storage is not None:
+                self.storage.drop_token(sess.resume_token)
 
     def _on_ping(self, sess: Session, msg: dict[str, Any]) -> None:
         sess.send({"type": "pong", "nonce": msg.get("nonce")})
@@ -202,9 +260,7 @@ class Server:
         table_id = secrets.token_hex(4)
         table = Table(table_id, msg.get("name") or f"table {len(self.tables) + 1}",
                       settings, sess.id, timer)
-        table.on_bots_needed = self._launch_bots
-        self.tables[table_id] = table
-        table.task = self._spawn(table.run())
+        self._attach(table)
         log.info("table %s created by %s: %s, bots %s", table_id, sess.name,
                  settings.to_dict(), bots)
         spawn = table.reserve_bots(list(bots))
@@ -240,6 +296,8 @@ class Server:
         sess.table = table
         sess.seat = i
         self.resumable[sess.resume_token] = (table.id, i)
+        if self.storage is not None:
+            self.storage.save_token(sess.resume_token, table.id, i)
         joined: dict[str, Any] = {"type": "joined", "table": table.id, "seat": i,
                                   "settings": table.settings.to_dict()}
         if table.seats[i].last_seq >= 0:

@@ -123,7 +123,7 @@ class Table:
     """One game table. Create with :meth:`Server.create_table`."""
 
     def __init__(self, table_id: str, name: str, settings: Settings, creator: str,
-                 turn_timer: int = 0, seed: int | None = None) -> None:
+                 turn_timer: float = 0, seed: int | None = None) -> None:
         self.id = table_id
         self.name = name
         self.settings = settings
@@ -139,6 +139,7 @@ class Table:
         self.task: asyncio.Task[None] | None = None
         self.on_bots_needed: Any = None  # set by the server: callback(table, seats)
         self.on_applied: Any = None  # set by the server: callback(table, seat, action, outcome)
+        self.on_changed: Any = None  # set by the server: callback(table) on seats/status
         self.rng = random.Random(self.seed ^ 0x5EED)  # default actions (not the game's RNG)
         self._stand_in: Any = None
 
@@ -162,6 +163,9 @@ class Table:
         return out
 
     def broadcast_table(self) -> None:
+        """Tell the members about the seats and status (and persist them)."""
+        if self.on_changed is not None:
+            self.on_changed(self)
         msg = {"type": "table", "table": self.id,
                "seats": [s.summary() for s in self.seats], "status": self.status}
         for sess, _ in self.members():

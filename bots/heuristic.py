@@ -1,0 +1,1283 @@
+"""A rule-based ("heuristic") Catan bot, much stronger than :mod:`bots.greedy`.
+
+It reads only its own view, its legal actions, the public board geometry and
+the public events it is shown (:meth:`HeuristicBot.on_events`, used to guess
+what the other seats hold). What it does:
+
+* **Opening**: intersections are scored by production (pips) weighted by the
+  scarcity of each resource on this board, resource variety, harbor synergy
+  and the robber; the second settlement favours the resources the first one
+  lacks. Set-up roads point at the best free spot two steps away.
+* **Plan**: the candidate builds (city on the best settlement, settlement on
+  the best connected spot, roads towards the best reachable spot, roads for
+  Longest Road, a development card) are ranked by value over the expected
+  turns to afford them with the bot's own production. VP builds are made as
+  soon as they are affordable; roads and development cards only when they do
+  not delay the current goal (or when the hand is at risk from a 7).
+* **Trades are planned before builds** (sea3D strict phases): a maritime trade
+  at the best ratio only when it completes a build this turn, never giving a
+  scarce resource; up to two domestic offers a turn from its own surplus;
+  answers to offers by the value of the hand after the trade, never trading
+  with a seat two points (or less) from winning.
+* **Robber**: the hex that hurts the leader most (public VP and production),
+  never its own, preferring victims with many cards.
+* **Development cards**: knights to free its own hex, take or keep Largest
+  Army, or block the leader; monopoly on what the others are estimated to
+  hold most of; year of plenty for what completes a build; road building
+  when roads are wanted.
+* **Two players**: neutral pieces block the opponent's best spots and paths;
+  trade tokens send the robber home from its hexes and force trades when the
+  opponent holds many cards; a played knight is discarded for tokens only when
+  that cannot cost Largest Army.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from protocol.rules import (
+    AcceptTrade,
+    Action,
+    BuildCity,
+    BuildNeutralRoad,
+    BuildNeutralSettlement,
+    BuildRoad,
+    BuildSettlement,
+    BuyDevCard,
+    CancelTrade,
+    ConfirmTrade,
+    Discard,
+    DiscardKnight,
+    EndTurn,
+    Event,
+    GiveBack,
+    MaritimeTrade,
+    MoveRobber,
+    OfferTrade,
+    PlayKnight,
+    PlayMonopoly,
+    PlayRoadBuilding,
+    PlayYearOfPlenty,
+    RejectTrade,
+    RollDice,
+    Steal,
+    TokenForcedTrade,
+    TokenRobberHome,
+)
+from protocol.rules.board import (
+    DESERT,
+    EDGE_NODES,
+    EDGE_OTHER,
+    HARBOR_EDGES,
+    HEX_NODES,
+    NODE_EDGES,
+    NODE_HEXES,
+    NODE_NODES,
+    NUM_NODES,
+    pips,
+)
+from protocol.rules.events import (
+    CityBuilt,
+    DevCardBought,
+    Discarded,
+    ForcedTradeDrawn,
+    GaveBack,
+    MaritimeTraded,
+    MonopolyTaken,
+    Produced,
+    RoadBuilt,
+    SettlementBuilt,
+    SetupIncome,
+    Stolen,
+    TradeCompleted,
+    YearOfPlentyTaken,
+)
+
+from .base import Bot
+
+Vec = tuple[int, int, int, int, int]
+
+ROAD: Vec = (1, 1, 0, 0, 0)
+SETTLEMENT: Vec = (1, 1, 1, 1, 0)
+CITY: Vec = (0, 0, 0, 2, 3)
+DEV: Vec = (0, 0, 1, 1, 1)
+_ZERO: Vec = (0, 0, 0, 0, 0)
+
+# Opening weights per resource (lumber, brick, wool, grain, ore): brick and
+# lumber build the early roads and settlements, grain and ore the cities.
+_OPENING_WEIGHT = (0.85, 0.85, 0.95, 1.15, 1.25)
+_MAIN_WEIGHT = (1.0, 1.0, 0.9, 1.05, 1.05)
+_DECAY = 0.72  # value kept per road still needed to reach a spot
+_MAX_ROAD_DIST = 4
+_MAX_OFFERS = 2
+
+
+def _vec(x: Sequence[int]) -> Vec:
+    return (x[0], x[1], x[2], x[3], x[4])
+
+
+def _covers(hand: Sequence[int], cost: Sequence[int]) -> bool:
+    return all(hand[r] >= cost[r] for r in range(5))
+
+
+def _missing(hand: Sequence[int], cost: Sequence[int]) -> list[int]:
+    return [max(0, cost[r] - hand[r]) for r in range(5)]
+
+
+def _add(a: Sequence[int], b: Sequence[int], k: int = 1) -> list[int]:
+    return [a[r] + k * b[r] for r in range(5)]
+
+
+class _Static:
+    """Per-board facts computed once: production and harbor of each node."""
+
+    __slots__ = ("terrain", "hex_pips", "node_prod", "node_pips", "node_harbor",
+                 "scarcity", "desert")
+
+    def __init__(self, board: Mapping[str, Any]) -> None:
+        terrain: list[int] = list(board["terrain"])
+        numbers: list[int] = list(board["numbers"])
+        self.terrain = terrain
+        self.hex_pips = [pips(x) for x in numbers]
+        self.desert = terrain.index(DESERT)
+        self.node_prod: list[list[float]] = []
+        for n in range(NUM_NODES):
+            prod = [0.0] * 5
+            for h in NODE_HEXES[n]:
+                t = terrain[h]
+                if t != DESERT:
+                    prod[t] += self.hex_pips[h]
+            self.node_prod.append(prod)
+        self.node_pips = [sum(p) for p in self.node_prod]
+        self.node_harbor = [-1] * NUM_NODES
+        for edge, kind in zip(HARBOR_EDGES, board["harbors"], strict=True):
+            for n in EDGE_NODES[edge]:
+                self.node_harbor[n] = kind
+        totals = [0.0] * 5
+        for h, t in enumerate(terrain):
+            if t != DESERT:
+                totals[t] += self.hex_pips[h]
+        mean = sum(totals) / 5.0
+        self.scarcity = [min(1.45, max(0.75, (mean / max(1.0, x)) ** 0.5)) for x in totals]
+
+
+@dataclass(slots=True)
+class _Goal:
+    kind: str  # "city", "settlement", "road" (towards a spot), "lr", "dev"
+    step: Vec  # cost of the next build towards it
+    full: Vec  # cost of the whole goal
+    value: float
+    node: int = -1
+    edge: int = -1
+    score: float = 0.0
+
+
+class _Ctx:
+    """Everything derived from one view, computed lazily."""
+
+    def __init__(self, view: Mapping[str, Any], st: _Static) -> None:
+        self.view = view
+        self.st = st
+        self.me: int = view["seat"]
+        self.n: int = view["players"]
+        self.two = self.n == 2
+        you = view["you"]
+        self.you = you
+        self.hand: list[int] = list(you["hand"])
+        self.ratios: list[int] = list(you["ratios"])
+        self.seats: list[dict[str, Any]] = view["seats"]
+        self.target: int = view["vp_target"]
+        self.robber: int = view["robber"]
+        self.bank: list[int] = list(view["bank"])
+        self.owner: dict[int, int] = {}
+        self.level: dict[int, int] = {}
+        for node, seat, lv in view["buildings"]:
+            self.owner[node] = seat
+            self.level[node] = lv
+        self.edge_owner: dict[int, int] = {e: s for e, s in view["roads"]}
+        self.pieces: list[int] = self.seats[self.me]["pieces"]
+        self.rolls = 4 if self.two else self.n
+        prod = [[0.0] * 5 for _ in range(max(self.n, 4))]
+        terrain = st.terrain
+        for node, seat in self.owner.items():
+            if seat >= self.n:
+                continue
+            lv = self.level[node]
+            row = prod[seat]
+            for h in NODE_HEXES[node]:
+                t = terrain[h]
+                if t != DESERT and h != self.robber:
+                    row[t] += st.hex_pips[h] * lv
+        self.prod = prod
+        self.my_prod = prod[self.me]
+        self._dist: dict[int, dict[int, int]] = {}
+        self._parent: dict[int, dict[int, int]] = {}
+
+    # -- board queries ----------------------------------------------------------
+
+    def free_spot(self, n: int) -> bool:
+        owner = self.owner
+        return n not in owner and not any(m in owner for m in NODE_NODES[n])
+
+    def vp(self, q: int) -> int:
+        if q == self.me:
+            return int(self.you["vp_total"])
+        return int(self.seats[q]["vp"])
+
+    def opponents(self) -> list[int]:
+        return [q for q in range(self.n) if q != self.me]
+
+    def threat(self, q: int) -> float:
+        """How dangerous seat ``q`` is: public VP, hidden cards, production."""
+        s = self.seats[q]
+        return s["vp"] + 0.35 * s["dev_cards"] + 0.04 * sum(self.prod[q])
+
+    def leader(self) -> int:
+        return max(self.opponents(), key=self.threat)
+
+    def network(self, seat: int) -> tuple[set[int], set[int]]:
+        """Nodes of ``seat``'s roads and buildings; those a road may leave from."""
+        nodes: set[int] = {n for n, o in self.owner.items() if o == seat}
+        for e, o in self.edge_owner.items():
+            if o == seat:
+                nodes.update(EDGE_NODES[e])
+        expand = {n for n in nodes if self.owner.get(n, seat) == seat}
+        return nodes, expand
+
+    def dist(self, seat: int) -> dict[int, int]:
+        """Roads ``seat`` needs to reach each node (up to a few), via empty edges."""
+        d = self._dist.get(seat)
+        if d is not None:
+            return d
+        _, expand = self.network(seat)
+        dist = dict.fromkeys(expand, 0)
+        parent: dict[int, int] = {}
+        queue = deque(expand)
+        owner = self.owner
+        edge_owner = self.edge_owner
+        while queue:
+            a = queue.popleft()
+            da = dist[a]
+            if da >= _MAX_ROAD_DIST:
+                continue
+            if da and owner.get(a, seat) != seat:
+                continue  # a road cannot continue through another's building
+            for e in NODE_EDGES[a]:
+                if e in edge_owner:
+                    continue
+                b = EDGE_OTHER[e][a]
+                if b not in dist:
+                    dist[b] = da + 1
+                    parent[b] = e
+                    queue.append(b)
+        self._dist[seat] = dist
+        self._parent[seat] = parent
+        return dist
+
+    def first_edge(self, seat: int, node: int) -> int:
+        """The first road on the shortest path from ``seat``'s network to ``node``."""
+        dist = self.dist(seat)
+        parent = self._parent[seat]
+        edge = -1
+        cur = node
+        while dist.get(cur, 0) > 0:
+            edge = parent[cur]
+            cur = EDGE_OTHER[edge][cur]
+        return edge
+
+    def path_edges(self, seat: int, node: int) -> list[int]:
+        dist = self.dist(seat)
+        parent = self._parent[seat]
+        out: list[int] = []
+        cur = node
+        while dist.get(cur, 0) > 0:
+            e = parent[cur]
+            out.append(e)
+            cur = EDGE_OTHER[e][cur]
+        return out
+
+    # -- valuations -------------------------------------------------------------
+
+    def weights(self, seat: int, base: Sequence[float]) -> list[float]:
+        prod = self.prod[seat] if seat < self.n else [0.0] * 5
+        sc = self.st.scarcity
+        out = []
+        for r in range(5):
+            w = base[r] * sc[r]
+            if prod[r] == 0:
+                w *= 1.35
+            elif prod[r] < 4:
+                w *= 1.12
+            out.append(w)
+        return out
+
+    def spot_value(self, n: int, seat: int, w: Sequence[float]) -> float:
+        st = self.st
+        prod = st.node_prod[n]
+        have = self.prod[seat] if seat < self.n else [0.0] * 5
+        v = 0.0
+        kinds = 0
+        new = 0
+        for r in range(5):
+            if prod[r]:
+                v += prod[r] * w[r]
+                kinds += 1
+                if have[r] == 0:
+                    new += 1
+        if self.robber in NODE_HEXES[n] and self.robber != st.desert:
+            t = st.terrain[self.robber]
+            v -= 0.4 * st.hex_pips[self.robber] * w[t]
+        v += 0.6 * kinds + 1.0 * new
+        hb = st.node_harbor[n]
+        if hb == 5:
+            v += 0.9 + 0.04 * sum(have)
+        elif hb >= 0:
+            v += min(3.0, 0.3 * (have[hb] + prod[hb]))
+        return v
+
+    def best_settlement_node(self) -> int:
+        best, best_v = -1, -1.0
+        for node, o in self.owner.items():
+            if o == self.me and self.level[node] == 1:
+                v = self.st.node_pips[node] + 0.1 * node
+                if self.robber in NODE_HEXES[node]:
+                    v -= 0.5 * self.st.hex_pips[self.robber]
+                if v > best_v:
+                    best, best_v = node, v
+        return best
+
+    def rates(self) -> list[float]:
+        k = self.rolls / 36.0
+        return [self.my_prod[r] * k + 0.12 for r in range(5)]
+
+    def eta(self, hand: Sequence[int], cost: Sequence[int], rates: Sequence[float]) -> float:
+        """Rough number of own turns until ``cost`` is affordable."""
+        miss = _missing(hand, cost)
+        if not any(miss):
+            return 0.0
+        spare = 0
+        for r in range(5):
+            extra = hand[r] - cost[r]
+            if extra > 0:
+                spare += extra // max(2, self.ratios[r])
+        units = sorted((1.0 / rates[r] for r in range(5) for _ in range(miss[r])), reverse=True)
+        total = 0.0
+        for i, u in enumerate(units):
+            total += 0.35 if i < spare else u
+        return total
+
+
+def _longest_trail(edges: set[int], blocked: set[int]) -> int:
+    """Longest trail (no edge twice) over ``edges``; a trail stops at ``blocked``."""
+    if not edges:
+        return 0
+    adj: dict[int, list[tuple[int, int]]] = {}
+    for e in edges:
+        a, b = EDGE_NODES[e]
+        adj.setdefault(a, []).append((e, b))
+        adj.setdefault(b, []).append((e, a))
+    best = 0
+    used: set[int] = set()
+
+    def walk(node: int, length: int) -> None:
+        nonlocal best
+        if length > best:
+            best = length
+        if length and node in blocked:
+            return
+        for e, nxt in adj[node]:
+            if e not in used:
+                used.add(e)
+                walk(nxt, length + 1)
+                used.discard(e)
+
+    # Starting only at ends and branch points is enough, but small graphs are cheap.
+    starts = [n for n, lst in adj.items() if len(lst) != 2 or n in blocked] or list(adj)
+    for s in starts:
+        walk(s, 0)
+    return best
+
+
+class HeuristicBot(Bot):
+    """Rule-based bot for every phase, 2–4 players and the sea3D options."""
+
+    name = "heuristic"
+    raise_errors = False
+    """Tests set this to see internal errors instead of the safe fallback."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self._rng = random.Random(seed)
+        self._static: _Static | None = None
+        self._static_key: tuple[int, ...] = ()
+        self._est: dict[int, list[float]] = {}
+        self._turn = -1
+        self._offers = 0
+        self._offered: set[tuple[Vec, Vec]] = set()
+        self._got: set[int] = set()  # resources received by maritime trade this turn
+        self._gave: set[int] = set()
+
+    # -- interface ----------------------------------------------------------------
+
+    def act(self, view: Mapping[str, Any], legal: Sequence[Action]) -> Action:
+        if len(legal) == 1 and view["phase"] != "main":
+            return legal[0]
+        try:
+            action = self._decide(view, legal)
+        except Exception:  # never crash a game: fall back to a safe legal move
+            if self.raise_errors:
+                raise
+            action = None
+        if action is None:
+            return self._fallback(legal)
+        return action
+
+    def on_events(self, seat: int, events: Sequence[Event]) -> None:
+        for e in events:
+            self._track(e)
+
+    # -- dispatch -------------------------------------------------------------------
+
+    def _fallback(self, legal: Sequence[Action]) -> Action:
+        for a in legal:
+            if isinstance(a, EndTurn | RollDice | RejectTrade | CancelTrade):
+                return a
+        return legal[0]
+
+    def _static_for(self, view: Mapping[str, Any]) -> _Static:
+        board = view["board"]
+        key = tuple(board["terrain"]) + tuple(board["numbers"]) + tuple(board["harbors"])
+        if self._static is None or key != self._static_key:
+            self._static = _Static(board)
+            self._static_key = key
+            self._est = {}
+        return self._static
+
+    def _decide(self, view: Mapping[str, Any], legal: Sequence[Action]) -> Action | None:
+        st = self._static_for(view)
+        ctx = _Ctx(view, st)
+        turn = view["turn"]
+        if turn != self._turn:
+            self._turn = turn
+            self._offers = 0
+            self._offered.clear()
+            self._got.clear()
+            self._gave.clear()
+        phase = view["phase"]
+        if phase == "main":
+            return self._main(ctx, legal)
+        if phase == "pre_roll":
+            return self._pre_roll(ctx, legal)
+        if phase == "setup_settlement":
+            return self._setup_settlement(ctx, legal)
+        if phase in ("setup_road", "road_building"):
+            return self._pick_road(ctx, legal, setup=phase == "setup_road")
+        if phase == "discard":
+            return self._discard(ctx, legal, int(ctx.seats[ctx.me]["discard_owed"]), False)
+        if phase == "give_back":
+            return self._discard(ctx, legal, int(view["give_back"]), True)
+        if phase == "move_robber":
+            return self._move_robber(ctx, legal)
+        if phase == "steal":
+            return self._steal(ctx, legal)
+        if phase == "trade":
+            return self._trade(ctx, legal)
+        if phase in ("neutral_road", "neutral_settlement"):
+            return self._neutral(ctx, legal)
+        return None
+
+    # -- set-up -----------------------------------------------------------------------
+
+    def _setup_settlement(self, ctx: _Ctx, legal: Sequence[Action]) -> Action | None:
+        w = ctx.weights(ctx.me, _OPENING_WEIGHT)
+        second = any(o == ctx.me for o in ctx.owner.values())
+        best: Action | None = None
+        best_v = -1e9
+        for a in legal:
+            if not isinstance(a, BuildSettlement):
+                continue
+            v = ctx.spot_value(a.node, ctx.me, w)
+            # room to grow: free spots two steps away
+            room = 0.0
+            for m in NODE_NODES[a.node]:
+                for k in NODE_NODES[m]:
+                    if k != a.node and ctx.free_spot(k):
+                        room = max(room, ctx.st.node_pips[k])
+            v += 0.12 * room
+            if second:
+                # starting cards: one per land hex; brick+lumber get a road out early
+                prod = ctx.st.node_prod[a.node]
+                if prod[0] and prod[1]:
+                    v += 0.6
+            if ctx.two:
+                if ctx.st.desert in NODE_HEXES[a.node]:
+                    v += 0.5
+                if len(NODE_HEXES[a.node]) < 3:
+                    v += 0.3
+            if v > best_v:
+                best, best_v = a, v
+        return best
+
+    def _pick_road(self, ctx: _Ctx, legal: Sequence[Action], setup: bool) -> Action | None:
+        roads = [a for a in legal if isinstance(a, BuildRoad)]
+        if not roads:
+            return None
+        if setup:
+            node = int(ctx.view["setup_node"])
+            w = ctx.weights(ctx.me, _MAIN_WEIGHT)
+            best, best_v = roads[0], -1e9
+            for a in roads:
+                n1 = EDGE_OTHER[a.edge][node]
+                v = 0.0
+                for m in NODE_NODES[n1]:
+                    if m == node:
+                        continue
+                    if ctx.free_spot(m):
+                        v = max(v, ctx.spot_value(m, ctx.me, w))
+                    for k in NODE_NODES[m]:
+                        if k not in (n1, node) and ctx.free_spot(k):
+                            v = max(v, 0.6 * ctx.spot_value(k, ctx.me, w))
+                # don't point at an opponent's road end
+                for e in NODE_EDGES[n1]:
+                    if ctx.edge_owner.get(e, ctx.me) != ctx.me:
+                        v -= 1.0
+                v += self._rng.random() * 0.01
+                if v > best_v:
+                    best, best_v = a, v
+            return best
+        edge = self._road_edge(ctx, {a.edge for a in roads})
+        if edge >= 0:
+            return BuildRoad(edge)
+        return roads[0]
+
+    # -- roads --------------------------------------------------------------------------
+
+    def _targets(self, ctx: _Ctx) -> list[tuple[float, int, int]]:
+        """(score, node, roads needed) of free spots reachable by ``ctx.me``."""
+        dist = ctx.dist(ctx.me)
+        w = ctx.weights(ctx.me, _MAIN_WEIGHT)
+        out = []
+        opp_ends: set[int] = set()
+        for e, o in ctx.edge_owner.items():
+            if o != ctx.me:
+                opp_ends.update(EDGE_NODES[e])
+        for node, d in dist.items():
+            if ctx.free_spot(node):
+                v = ctx.spot_value(node, ctx.me, w)
+                if d and node in opp_ends:
+                    v *= 0.6  # an opponent can settle there first
+                out.append((v * _DECAY ** d, node, d))
+        out.sort(reverse=True)
+        return out
+
+    def _lr_state(self, ctx: _Ctx) -> tuple[int, int, bool]:
+        """(my length, best other length, do I hold Longest Road)."""
+        mine = int(ctx.seats[ctx.me]["road_length"])
+        others = [int(ctx.seats[q]["road_length"]) for q in ctx.opponents()]
+        others += [int(nt["road_length"]) for nt in ctx.view.get("neutrals") or []]
+        return mine, max(others, default=0), ctx.view["longest_road"] == ctx.me
+
+    def _lr_gap(self, ctx: _Ctx) -> int:
+        mine, other, hold = self._lr_state(ctx)
+        if hold:
+            return 99 if other < mine - 1 else max(1, other + 1 - mine)
+        return max(5, other + 1) - mine
+
+    def _road_edge(self, ctx: _Ctx, options: set[int]) -> int:
+        """The best road among ``options``: towards the best spot, else Longest Road."""
+        if ctx.pieces[1] > 0:
+            for _score, node, d in self._targets(ctx)[:4]:
+                if d >= 1:
+                    e = ctx.first_edge(ctx.me, node)
+                    if e in options:
+                        return e
+        e = self._lr_edge(ctx, options)
+        if e >= 0:
+            return e
+        # anything that brings some spot closer, else any
+        dist = ctx.dist(ctx.me)
+        best, best_v = -1, -1e9
+        for e in options:
+            v = 0.0
+            for n in EDGE_NODES[e]:
+                if dist.get(n, 9) > 0:
+                    for m in NODE_NODES[n]:
+                        if ctx.free_spot(m):
+                            v = max(v, ctx.st.node_pips[m])
+            v += self._rng.random() * 0.01
+            if v > best_v:
+                best, best_v = e, v
+        return best
+
+    def _lr_edge(self, ctx: _Ctx, options: set[int]) -> int:
+        mine = {e for e, o in ctx.edge_owner.items() if o == ctx.me}
+        blocked = {n for n, o in ctx.owner.items() if o != ctx.me}
+        base = _longest_trail(mine, blocked)
+        best, best_len = -1, base
+        for e in sorted(options):
+            ln = _longest_trail(mine | {e}, blocked)
+            if ln > best_len:
+                best, best_len = e, ln
+        return best
+
+    # -- planning ----------------------------------------------------------------------
+
+    def _goals(self, ctx: _Ctx) -> list[_Goal]:
+        goals: list[_Goal] = []
+        hand = ctx.hand
+        rates = ctx.rates()
+        pieces = ctx.pieces
+        vp = ctx.vp(ctx.me)
+        late = vp >= ctx.target - 3
+        if pieces[2] > 0:
+            node = ctx.best_settlement_node()
+            if node >= 0:
+                v = 1.0 + 0.055 * ctx.st.node_pips[node] * (0.6 if late else 1.0)
+                goals.append(_Goal("city", CITY, CITY, v, node=node))
+        if pieces[1] > 0:
+            targets = self._targets(ctx)
+            now = [t for t in targets if t[2] == 0]
+            if now:
+                _s, node, _d = now[0]
+                v = 1.0 + 0.05 * _s * (0.6 if late else 1.0)
+                goals.append(_Goal("settlement", SETTLEMENT, SETTLEMENT, v, node=node))
+            if pieces[0] > 0:
+                for s, node, d in targets[:3]:
+                    if d >= 1 and d <= pieces[0]:
+                        full = _vec(_add(SETTLEMENT, ROAD, d))
+                        v = (1.0 + 0.05 * s * (0.6 if late else 1.0)) * 0.93 ** d
+                        goals.append(_Goal("road", ROAD, full, v, node=node,
+                                           edge=ctx.first_edge(ctx.me, node)))
+                        break
+        if pieces[0] > 0:
+            gap = self._lr_gap(ctx)
+            if gap <= 2 and gap <= pieces[0]:
+                full = _vec([x * gap for x in ROAD])
+                v = (2.0 if ctx.view["longest_road"] != ctx.me else 1.2) * 0.8 ** (gap - 1)
+                if vp + 2 >= ctx.target:
+                    v += 1.0
+                goals.append(_Goal("lr", ROAD, full, v))
+        if ctx.view["dev_deck"] > 0:
+            v = 0.55
+            knights = [int(ctx.seats[q]["knights"]) for q in range(ctx.n)]
+            mine = knights[ctx.me] + int(ctx.you["dev_cards"][0])
+            top = max((knights[q] for q in ctx.opponents()), default=0)
+            if ctx.view["largest_army"] != ctx.me and mine + 2 >= max(3, top + 1):
+                v += 0.25
+            if not any(g.kind in ("city", "settlement", "road") for g in goals):
+                v += 0.4
+            goals.append(_Goal("dev", DEV, DEV, v))
+        for g in goals:
+            g.score = g.value / (1.0 + ctx.eta(hand, g.full, rates))
+        goals.sort(key=lambda g: -g.score)
+        return goals
+
+    def _need(self, goals: Sequence[_Goal], depth: int = 2) -> list[int]:
+        """Cards worth keeping: the costs of the best goals (per resource, max)."""
+        need = [0] * 5
+        for g in goals[:depth]:
+            for r in range(5):
+                need[r] = max(need[r], g.full[r])
+        return need
+
+    # -- main phase --------------------------------------------------------------------
+
+    def _main(self, ctx: _Ctx, legal: Sequence[Action]) -> Action | None:
+        legal_set = set(legal)
+        end = EndTurn()
+        if len(legal) == 1:
+            return legal[0]
+        vp = ctx.vp(ctx.me)
+        # A build that wins now.
+        for a in legal:
+            if isinstance(a, BuildCity | BuildSettlement) and vp + 1 >= ctx.target:
+                return a
+        may_trade = not (ctx.view["built"] and ctx.view["settings"].get("strict_phases"))
+
+        dev = self._play_dev(ctx, legal, main=True)
+        if dev is not None:
+            return dev
+
+        goals = self._goals(ctx)
+        if ctx.two:
+            tok = self._tokens(ctx, legal_set, goals)
+            if tok is not None:
+                return tok
+
+        hand = ctx.hand
+        remaining = list(hand)
+        planned: list[_Goal] = []
+        unmet: _Goal | None = None
+        big_hand = sum(hand) >= 8
+        for g in goals:
+            action = self._goal_action(ctx, g, legal_set)
+            if _covers(remaining, g.step) and action is not None:
+                vp_build = g.kind in ("city", "settlement")
+                harmless = unmet is None or all(
+                    g.step[r] <= max(0, remaining[r] - unmet.full[r]) for r in range(5))
+                if vp_build or harmless or big_hand:
+                    planned.append(g)
+                    remaining = _add(remaining, g.step, -1)
+            elif unmet is None and not _covers(remaining, g.step):
+                unmet = g
+
+        # Trades come before builds (strict phases close trading after a build).
+        if unmet is not None and may_trade:
+            trade = self._trade_for(ctx, remaining, unmet, goals, legal_set)
+            if trade is not None:
+                return trade
+        if planned:
+            action = self._goal_action(ctx, planned[0], legal_set)
+            if action is not None:
+                return action
+        # Nothing to build: thin a big hand before a 7 can halve it.
+        if may_trade and sum(hand) >= 8 and goals:
+            trade = self._dump_trade(ctx, goals, legal_set)
+            if trade is not None:
+                return trade
+        return end if end in legal_set else self._fallback(legal)
+
+    def _goal_action(self, ctx: _Ctx, g: _Goal, legal_set: set[Action]) -> Action | None:
+        if g.kind == "city":
+            a: Action = BuildCity(g.node)
+            if a in legal_set:
+                return a
+            cities = [x for x in legal_set if isinstance(x, BuildCity)]
+            if cities:
+                return max(cities, key=lambda x: ctx.st.node_pips[x.node])  # type: ignore[attr-defined]
+            return None
+        if g.kind == "settlement":
+            a = BuildSettlement(g.node)
+            return a if a in legal_set else None
+        if g.kind == "road":
+            a = BuildRoad(g.edge)
+            return a if a in legal_set else None
+        if g.kind == "lr":
+            options = {x.edge for x in legal_set if isinstance(x, BuildRoad)}
+            if not options:
+                return None
+            e = self._lr_edge(ctx, options)
+            return BuildRoad(e) if e >= 0 else None
+        if g.kind == "dev":
+            a = BuyDevCard()
+            return a if a in legal_set else None
+        return None
+
+    # -- trading --------------------------------------------------------------------------
+
+    def _trade_for(self, ctx: _Ctx, remaining: list[int], goal: _Goal, goals: Sequence[_Goal],
+                   legal_set: set[Action]) -> Action | None:
+        """A trade (domestic offer or maritime) that helps complete ``goal`` now."""
+        miss = _missing(remaining, goal.step)
+        if sum(miss) == 0:
+            return None
+        protect = goal.step
+        surplus = [max(0, remaining[r] - protect[r]) for r in range(5)]
+        # Maritime plan: can the bank complete the step this turn?
+        plan = self._maritime_plan(ctx, remaining, protect, miss)
+        offer = self._offer(ctx, remaining, goal, goals, surplus, miss)
+        if plan is not None:
+            give, get = plan
+            # Prefer asking the players first when the bank is expensive.
+            if offer is not None and ctx.ratios[give] >= 3:
+                return offer
+            a = MaritimeTrade(give, get)
+            if a in legal_set:
+                self._gave.add(give)
+                self._got.add(get)
+                return a
+        if offer is not None and sum(miss) <= 2:
+            return offer
+        return None
+
+    def _maritime_plan(self, ctx: _Ctx, hand: Sequence[int], protect: Sequence[int],
+                       miss: Sequence[int]) -> tuple[int, int] | None:
+        surplus = [max(0, hand[r] - protect[r]) for r in range(5)]
+        bank = list(ctx.bank)
+        first: tuple[int, int] | None = None
+        prod = ctx.my_prod
+        sc = ctx.st.scarcity
+        for get in range(5):
+            for _ in range(miss[get]):
+                if bank[get] <= 0 or get in self._gave:
+                    return None
+                best, best_v = -1, -1e9
+                for give in range(5):
+                    if give == get or give in self._got:
+                        continue
+                    ratio = ctx.ratios[give]
+                    if surplus[give] < ratio:
+                        continue
+                    # give what is cheap: low ratio, plenty left, abundant, not scarce
+                    v = -3.0 * ratio + surplus[give] + 0.1 * prod[give] - 2.0 * sc[give]
+                    if v > best_v:
+                        best, best_v = give, v
+                if best < 0:
+                    return None
+                surplus[best] -= ctx.ratios[best]
+                bank[get] -= 1
+                if first is None:
+                    first = (best, get)
+        return first
+
+    def _dump_trade(self, ctx: _Ctx, goals: Sequence[_Goal],
+                    legal_set: set[Action]) -> Action | None:
+        """With 8+ cards and nothing to build, turn a surplus into a missing card."""
+        g = goals[0]
+        miss = _missing(ctx.hand, g.full)
+        need = self._need(goals)
+        best: MaritimeTrade | None = None
+        best_v = 0.0
+        for a in legal_set:
+            if not isinstance(a, MaritimeTrade):
+                continue
+            if not miss[a.get] or a.give in self._got or a.get in self._gave:
+                continue
+            extra = ctx.hand[a.give] - need[a.give]
+            if extra < ctx.ratios[a.give]:
+                continue
+            v = extra - ctx.ratios[a.give] + 1.0
+            if v > best_v:
+                best, best_v = a, v
+        if best is not None:
+            self._gave.add(best.give)
+            self._got.add(best.get)
+        return best
+
+    def _offer(self, ctx: _Ctx, hand: Sequence[int], goal: _Goal, goals: Sequence[_Goal],
+               surplus: Sequence[int], miss: Sequence[int]) -> Action | None:
+        """A domestic offer from our own surplus for a missing card (at most two a turn)."""
+        if self._offers >= _MAX_OFFERS or sum(miss) > 2:
+            return None
+        opponents = ctx.opponents()
+        if not any(ctx.seats[q]["cards"] > 0 and ctx.seats[q]["vp"] < ctx.target - 2
+                   for q in opponents):
+            return None
+        need = self._need(goals)
+        spare = [max(0, surplus[r] - max(0, need[r] - goal.step[r])) for r in range(5)]
+        if not any(spare):
+            spare = list(surplus)
+        gets = [r for r in range(5) if miss[r]]
+        gives = [r for r in range(5) if spare[r] > 0 and r not in gets]
+        if not gets or not gives:
+            return None
+        # ask for the missing card we produce least; offer the card we have most of
+        want = min(gets, key=lambda r: (ctx.my_prod[r], r))
+        give_r = max(gives, key=lambda r: (spare[r], -ctx.st.scarcity[r], r))
+        get_v = [0] * 5
+        get_v[want] = 1
+        give_v = [0] * 5
+        give_v[give_r] = 1
+        if self._offers >= 1 or (_vec(give_v), _vec(get_v)) in self._offered:
+            # second try: sweeten with another spare card
+            extra = [r for r in gives if spare[r] - give_v[r] > 0]
+            if not extra:
+                return None
+            r2 = max(extra, key=lambda r: (spare[r] - give_v[r], r))
+            give_v[r2] += 1
+        key = (_vec(give_v), _vec(get_v))
+        if key in self._offered or not _covers(ctx.hand, give_v):
+            return None
+        self._offered.add(key)
+        self._offers += 1
+        return OfferTrade(key[0], key[1], None)
+
+    def _hand_value(self, ctx: _Ctx, hand: Sequence[int], goals: Sequence[_Goal]) -> float:
+        rates = ctx.rates()
+        best = 0.0
+        for g in goals[:3]:
+            best = max(best, g.value / (1.0 + ctx.eta(hand, g.full, rates)))
+        total = sum(hand)
+        return best + 0.01 * min(total, 7) - (0.03 * (total - 7) if total > 7 else 0.0)
+
+    def _trade(self, ctx: _Ctx, legal: Sequence[Action]) -> Action | None:
+        t = ctx.view["trade"]
+        if t is None:
+            return None
+        goals = self._goals(ctx)
+        before = self._hand_value(ctx, ctx.hand, goals)
+        if t["offerer"] == ctx.me:
+            best: Action = CancelTrade()
+            best_v = before + 1e-6
+            for a in legal:
+                if not isinstance(a, ConfirmTrade):
+                    continue
+                q = a.seat
+                if ctx.seats[q]["vp"] >= ctx.target - 2:
+                    continue
+                if t["status"][q] == 3:
+                    c = t["counters"][q]
+                    gets, gives = c[0], c[1]
+                else:
+                    gives, gets = t["give"], t["get"]
+                after = [ctx.hand[r] - gives[r] + gets[r] for r in range(5)]
+                v = self._hand_value(ctx, after, goals) - 0.001 * ctx.threat(q)
+                if v > best_v:
+                    best, best_v = a, v
+            return best if best in legal else self._fallback(legal)
+        # we are asked
+        accept = AcceptTrade()
+        if accept not in legal:
+            return RejectTrade()
+        offerer = int(t["offerer"])
+        if ctx.seats[offerer]["vp"] >= ctx.target - 2:
+            return RejectTrade()
+        after = [ctx.hand[r] - t["get"][r] + t["give"][r] for r in range(5)]
+        margin = 0.02 + 0.03 * max(0, ctx.seats[offerer]["vp"] - ctx.vp(ctx.me))
+        if self._hand_value(ctx, after, goals) > before + margin:
+            return accept
+        return RejectTrade()
+
+    # -- development cards ---------------------------------------------------------------
+
+    def _robber_on_me(self, ctx: _Ctx) -> float:
+        """Production the robber takes from us now (pips × level)."""
+        h = ctx.robber
+        loss = 0.0
+        for n in HEX_NODES[h]:
+            if ctx.owner.get(n) == ctx.me:
+                loss += ctx.st.hex_pips[h] * ctx.level[n]
+        return loss
+
+    def _la_gain(self, ctx: _Ctx) -> bool:
+        """Would one more played knight take (or secure) Largest Army?"""
+        knights = [int(ctx.seats[q]["knights"]) for q in range(ctx.n)]
+        mine = knights[ctx.me] + 1
+        top = max((knights[q] for q in ctx.opponents()), default=0)
+        holder = ctx.view["largest_army"]
+        if holder == ctx.me:
+            return top >= knights[ctx.me] - 1
+        return mine >= 3 and mine > top
+
+    def _play_dev(self, ctx: _Ctx, legal: Sequence[Action], main: bool) -> Action | None:
+        playable = ctx.you["dev_playable"]
+        if not playable:
+            return None
+        knight = PlayKnight() if "knight" in playable else None
+        if knight is not None:
+            loss = self._robber_on_me(ctx)
+            if loss >= 2 or self._la_gain(ctx):
+                return knight
+        if not main:
+            return None
+        goals = self._goals(ctx)
+        if "year_of_plenty" in playable:
+            a = self._year_of_plenty(ctx, legal, goals)
+            if a is not None:
+                return a
+        if "monopoly" in playable:
+            a = self._monopoly(ctx, goals)
+            if a is not None:
+                return a
+        if "road_building" in playable and ctx.pieces[0] > 0:
+            if any(g.kind in ("road", "lr") for g in goals[:3]):
+                return PlayRoadBuilding()
+        if knight is not None:
+            best = max(self._robber_scores(ctx).values(), default=0.0)
+            if best >= 3.0:
+                return knight
+        return None
+
+    def _year_of_plenty(self, ctx: _Ctx, legal: Sequence[Action],
+                        goals: Sequence[_Goal]) -> Action | None:
+        yops = [a for a in legal if isinstance(a, PlayYearOfPlenty)]
+        if not yops:
+            return None
+        best: Action | None = None
+        best_v = -1e9
+        complete = False
+        for a in yops:
+            hand = list(ctx.hand)
+            hand[a.first] += 1
+            if a.second is not None:
+                hand[a.second] += 1
+            done = any(_covers(hand, g.step) and not _covers(ctx.hand, g.step)
+                       for g in goals[:3])
+            v = self._hand_value(ctx, hand, goals) + (1.0 if done else 0.0)
+            if v > best_v:
+                best, best_v, complete = a, v, done
+        if complete or sum(ctx.hand) <= 3:
+            return best
+        return None
+
+    def _monopoly(self, ctx: _Ctx, goals: Sequence[_Goal]) -> Action | None:
+        need = self._need(goals, 1)
+        best_r, best_v, best_take = -1, 0.0, 0.0
+        for r in range(5):
+            take = sum(self._estimate(ctx, q)[r] for q in ctx.opponents())
+            v = take * (1.0 + 0.5 * (need[r] > ctx.hand[r]) + 0.6 / ctx.ratios[r])
+            if v > best_v:
+                best_r, best_v, best_take = r, v, take
+        if best_r < 0:
+            return None
+        hand = list(ctx.hand)
+        hand[best_r] += int(best_take)
+        completes = bool(goals) and _covers(hand, goals[0].step) and not _covers(
+            ctx.hand, goals[0].step)
+        if best_take >= 3.5 or (completes and best_take >= 1.5):
+            return PlayMonopoly(best_r)
+        return None
+
+    # -- robber ---------------------------------------------------------------------------
+
+    def _robber_scores(self, ctx: _Ctx) -> dict[int, float]:
+        scores: dict[int, float] = {}
+        st = ctx.st
+        opp = ctx.opponents()
+        lead = ctx.leader() if opp else -1
+        for h in range(19):
+            if h == ctx.robber:
+                continue
+            p = st.hex_pips[h]
+            s = 0.0
+            steal = 0.0
+            for node in HEX_NODES[h]:
+                o = ctx.owner.get(node)
+                if o is None:
+                    continue
+                lv = ctx.level[node]
+                if o == ctx.me:
+                    s -= 6.0 + 2.0 * lv * p
+                elif o < ctx.n:
+                    w = 1.0 + 0.15 * ctx.seats[o]["vp"] + (0.6 if o == lead else 0.0)
+                    s += lv * p * w * 0.5
+                    cards = int(ctx.seats[o]["cards"])
+                    if cards:
+                        steal = max(steal, 1.2 + 0.12 * min(cards, 10) + (0.5 if o == lead else 0))
+            scores[h] = s + steal
+        return scores
+
+    def _move_robber(self, ctx: _Ctx, legal: Sequence[Action]) -> Action | None:
+        scores = self._robber_scores(ctx)
+        best: Action | None = None
+        best_v = -1e9
+        for a in legal:
+            if isinstance(a, MoveRobber):
+                v = scores.get(a.hex, -1e6) + self._rng.random() * 0.01
+                if v > best_v:
+                    best, best_v = a, v
+        return best
+
+    def _steal(self, ctx: _Ctx, legal: Sequence[Action]) -> Action | None:
+        lead = ctx.leader()
+
+        def value(a: Action) -> float:
+            if not isinstance(a, Steal):
+                return -1e9
+            cards = int(ctx.seats[a.victim]["cards"])
+            if not cards:
+                return -100.0 + ctx.threat(a.victim)
+            return cards * 0.3 + ctx.threat(a.victim) + (2.0 if a.victim == lead else 0.0)
+
+        return max(legal, key=value)
+
+    # -- discards -------------------------------------------------------------------------
+
+    def _discard(self, ctx: _Ctx, legal: Sequence[Action], owed: int,
+                 give_back: bool) -> Action | None:
+        if owed <= 0:
+            return None
+        goals = self._goals(ctx)
+        need = self._need(goals, 2)
+        hand = list(ctx.hand)
+        if owed > sum(hand):
+            return None
+        out = [0] * 5
+        sc = ctx.st.scarcity
+        for _ in range(owed):
+            best, best_v = -1, 1e9
+            for r in range(5):
+                if hand[r] <= 0:
+                    continue
+                keep = 10.0 if hand[r] <= need[r] else 0.0
+                v = keep + sc[r] - 0.8 * hand[r] + 0.5 / ctx.ratios[r]
+                if v < best_v:
+                    best, best_v = r, v
+            hand[best] -= 1
+            out[best] += 1
+        cards = _vec(out)
+        action: Action = GiveBack(cards) if give_back else Discard(cards)
+        if len(legal) <= 400 and action not in legal:
+            return None
+        return action
+
+    # -- before the roll ------------------------------------------------------------------
+
+    def _pre_roll(self, ctx: _Ctx, legal: Sequence[Action]) -> Action | None:
+        dev = self._play_dev(ctx, legal, main=False)
+        if dev is not None and dev in legal:
+            return dev
+        return RollDice()
+
+    # -- two players ----------------------------------------------------------------------
+
+    def _tokens(self, ctx: _Ctx, legal_set: set[Action],
+                goals: Sequence[_Goal]) -> Action | None:
+        opp = 1 - ctx.me
+        tokens = int(ctx.seats[ctx.me]["tokens"])
+        home = TokenRobberHome()
+        if home in legal_set and self._robber_on_me(ctx) >= 3:
+            return home
+        forced = TokenForcedTrade()
+        if forced in legal_set and ctx.seats[opp]["cards"] >= 4 and (
+                tokens >= 2 or self._robber_on_me(ctx) == 0):
+            return forced
+        drop = DiscardKnight()
+        if drop in legal_set:
+            knights = int(ctx.seats[ctx.me]["knights"])
+            theirs = int(ctx.seats[opp]["knights"])
+            holder = ctx.view["largest_army"]
+            if holder == ctx.me:
+                safe = knights - 1 >= 3 and knights - 1 > theirs
+            elif holder == opp:
+                safe = theirs >= knights + 2
+            else:
+                safe = knights <= 1 and theirs >= 2
+            if safe and tokens <= 4:
+                return drop
+        return None
+
+    def _neutral(self, ctx: _Ctx, legal: Sequence[Action]) -> Action | None:
+        opp = 1 - ctx.me
+        w_opp = ctx.weights(opp, _MAIN_WEIGHT)
+        w_me = ctx.weights(ctx.me, _MAIN_WEIGHT)
+        d_opp = ctx.dist(opp)
+        d_me = ctx.dist(ctx.me)
+        opp_path: set[int] = set()
+        my_path: set[int] = set()
+        for seat, dist, w, path in ((opp, d_opp, w_opp, opp_path), (ctx.me, d_me, w_me, my_path)):
+            best, best_v = -1, 0.0
+            for node, d in dist.items():
+                if d and ctx.free_spot(node):
+                    v = ctx.spot_value(node, seat, w) * _DECAY ** d
+                    if v > best_v:
+                        best, best_v = node, v
+            if best >= 0:
+                path.update(ctx.path_edges(seat, best))
+
+        def interest(node: int, seat: int, dist: dict[int, int], w: list[float]) -> float:
+            d = dist.get(node)
+            if d is None:
+                return 0.0
+            return ctx.spot_value(node, seat, w) * _DECAY ** d
+
+        best_a: Action | None = None
+        best_v = -1e9
+        for a in legal:
+            if isinstance(a, BuildNeutralSettlement):
+                v = interest(a.node, opp, d_opp, w_opp) - 0.8 * interest(a.node, ctx.me, d_me, w_me)
+            elif isinstance(a, BuildNeutralRoad):
+                v = 0.0
+                if a.edge in opp_path:
+                    v += 5.0
+                if a.edge in my_path:
+                    v -= 5.0
+                for node in EDGE_NODES[a.edge]:
+                    v += 1.0 / (1 + d_opp.get(node, 6)) - 1.0 / (1 + d_me.get(node, 6))
+            else:
+                continue
+            v += self._rng.random() * 0.01
+            if v > best_v:
+                best_a, best_v = a, v
+        return best_a
+
+    # -- hand estimates from public events --------------------------------------------------
+
+    def _estimate(self, ctx: _Ctx, q: int) -> list[float]:
+        """Estimated hand of seat ``q``, scaled to its public card count."""
+        count = float(ctx.seats[q]["cards"])
+        est = self._est.get(q)
+        if not est or sum(est) <= 0:
+            prod = ctx.prod[q]
+            total = sum(prod)
+            if total <= 0:
+                return [count / 5.0] * 5
+            return [count * p / total for p in prod]
+        s = sum(est)
+        return [count * x / s for x in est]
+
+    def _row(self, q: int) -> list[float]:
+        row = self._est.get(q)
+        if row is None:
+            row = self._est[q] = [0.0] * 5
+        return row
+
+    def _gain(self, q: int, cards: Sequence[float], sign: float = 1.0) -> None:
+        row = self._row(q)
+        for r in range(5):
+            row[r] = max(0.0, row[r] + sign * cards[r])
+
+    def _lose_random(self, q: int, k: int) -> list[float]:
+        row = self._row(q)
+        s = sum(row)
+        if s <= 0:
+            return [0.0] * 5
+        taken = [min(row[r], k * row[r] / s) for r in range(5)]
+        for r in range(5):
+            row[r] -= taken[r]
+        return taken
+
+    def _track(self, e: Event) -> None:
+        if isinstance(e, Produced):
+            for q, g in enumerate(e.gains):
+                if any(g):
+                    self._gain(q, g)
+        elif isinstance(e, SetupIncome):
+            self._gain(e.seat, e.cards)
+        elif isinstance(e, Discarded):
+            self._gain(e.seat, e.cards, -1.0)
+        elif isinstance(e, Stolen):
+            if e.count:
+                if e.resource is not None:
+                    one = [0.0] * 5
+                    one[e.resource] = 1.0
+                    self._gain(e.victim, one, -1.0)
+                    self._gain(e.thief, one)
+                else:
+                    self._gain(e.thief, self._lose_random(e.victim, e.count))
+        elif isinstance(e, RoadBuilt):
+            if not e.free:
+                self._gain(e.seat, ROAD, -1.0)
+        elif isinstance(e, SettlementBuilt):
+            if not e.free:
+                self._gain(e.seat, SETTLEMENT, -1.0)
+        elif isinstance(e, CityBuilt):
+            self._gain(e.seat, CITY, -1.0)
+        elif isinstance(e, DevCardBought):
+            self._gain(e.seat, DEV, -1.0)
+        elif isinstance(e, YearOfPlentyTaken):
+            self._gain(e.seat, e.cards)
+        elif isinstance(e, MonopolyTaken):
+            total = 0
+            for q, k in enumerate(e.taken):
+                if k:
+                    one = [0.0] * 5
+                    one[e.resource] = float(k)
+                    self._gain(q, one, -1.0)
+                    total += k
+            row = self._row(e.seat)
+            row[e.resource] += total
+        elif isinstance(e, MaritimeTraded):
+            row = self._row(e.seat)
+            row[e.give] = max(0.0, row[e.give] - e.count)
+            row[e.get] += 1.0
+        elif isinstance(e, TradeCompleted):
+            self._gain(e.seat, e.gave, -1.0)
+            self._gain(e.seat, e.got)
+            self._gain(e.partner, e.gave)
+            self._gain(e.partner, e.got, -1.0)
+        elif isinstance(e, ForcedTradeDrawn):
+            if e.cards is not None:
+                self._gain(e.victim, e.cards, -1.0)
+                self._gain(e.seat, e.cards)
+            else:
+                self._gain(e.seat, self._lose_random(e.victim, e.count))
+        elif isinstance(e, GaveBack):
+            if e.cards is not None:
+                self._gain(e.seat, e.cards, -1.0)
+                self._gain(e.partner, e.cards)
+            else:
+                self._gain(e.partner, self._lose_random(e.seat, e.count))

@@ -1,0 +1,199 @@
+"""Durable tables: the SQLite log, restore by replay, and kill -9 of the server."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bots import RandomBot
+from bots.client import BotClient
+from protocol.rules import GameLog, replay
+from server.app import Server
+from server.storage import Storage
+
+from .conftest import TIMEOUT
+
+
+class AckClient(BotClient):
+    """A bot client that remembers the table version of its last acknowledged action."""
+
+    acked_version = 0
+    version = 0
+
+    async def recv(self) -> dict[str, Any]:
+        msg = await super().recv()
+        if msg["type"] in ("events", "view", "legal"):
+            self.version = max(self.version, msg["version"])
+        if msg["type"] == "result" and msg["ok"]:
+            # The result is sent before the events of its own action: the action's
+            # version is the one after the last version this client has seen.
+            self.acked_version = max(self.acked_version, self.version + 1)
+        return msg
+
+
+async def _clients(port: int, players: int, resume: list[str] | None = None,
+                   table: str | None = None) -> list[AckClient]:
+    clients = []
+    for q in range(players):
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        c = AckClient(RandomBot(q), reader, writer, f"bot{q}")
+        await c.handshake(resume[q] if resume else None)
+        clients.append(c)
+    if resume is None:
+        clients[0].send({"type": "create_table", "settings": {"players": players}})
+        while True:
+            msg = await clients[0].recv()
+            if msg["type"] == "joined":
+                clients[0].outcome.seat = msg["seat"]
+                table = msg["table"]
+                break
+        for c in clients[1:]:
+            c.send({"type": "join", "table": table})
+    return clients
+
+
+async def test_a_restarted_server_restores_the_game_and_it_finishes(tmp_path: Path) -> None:
+    db = tmp_path / "k.db"
+    srv = Server("127.0.0.1", 0, spawn_bots=False, db=db)
+    await srv.start()
+    clients = await _clients(srv.port, 3)
+    plays = [asyncio.ensure_future(c.play()) for c in clients]
+    (table,) = srv.tables.values()
+    while table.version < 150:
+        await asyncio.sleep(0.01)
+    before = table.version
+    for p in plays:
+        p.cancel()
+    await asyncio.gather(*plays, return_exceptions=True)
+    assert table.game is not None
+    expected = table.game.to_dict(include_log=False)
+    tokens = [c.resume_token for c in clients]
+    await srv.close()
+
+    srv2 = Server("127.0.0.1", 0, spawn_bots=False, db=db)
+    await srv2.start()
+    try:
+        restored = srv2.tables[table.id]
+        assert restored.status == "playing"
+        assert restored.version >= before
+        assert restored.game is not None
+        if restored.version == before:
+            assert restored.game.to_dict(include_log=False) == expected
+        # The players come back with their tokens and finish the game.
+        again = await _clients(srv2.port, 3, resume=tokens)
+        outcomes = await asyncio.wait_for(asyncio.gather(*(c.play() for c in again)), 60)
+        assert all(o.finished for o in outcomes)
+        assert restored.game.winner >= 0
+        assert restored.game.total_vp(restored.game.winner) >= 10
+        # The log in the database replays to the same final state.
+        assert srv2.storage is not None
+        rows = srv2.storage.db.execute(
+            "SELECT COUNT(*) FROM actions WHERE table_id = ?", (table.id,)).fetchone()
+        assert rows[0] == restored.version
+    finally:
+        await srv2.close()
+
+
+def _start_server(db: Path) -> tuple[subprocess.Popen[str], int]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kaitaku", "server", "--port", "0", "--log-level", "warning",
+         "--db", str(db)],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        cwd=Path(__file__).resolve().parents[2])
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    m = re.search(r"listening on \S+:(\d+)", line)
+    assert m, line
+    return proc, int(m.group(1))
+
+
+async def _kill_and_check(db: Path, kills: int, players: int = 4) -> tuple[int, int]:
+    """Play one game while killing the server ``kills`` times; return (actions, lost)."""
+    proc, port = _start_server(db)
+    clients = await _clients(port, players)
+    table_id: str | None = None
+    lost = 0
+    try:
+        for k in range(kills + 1):
+            plays = [asyncio.ensure_future(c.play()) for c in clients]
+            if k < kills:
+                await asyncio.sleep(0.15 + 0.1 * (k % 3))
+                os.kill(proc.pid, signal.SIGKILL)
+                proc.wait(10)
+            done = await asyncio.wait_for(asyncio.gather(*plays, return_exceptions=True),
+                                          60)
+            acked = max(c.acked_version for c in clients)
+            table_id = table_id or next(c.outcome.table for c in clients if c.outcome.table)
+            storage = Storage(db)
+            try:
+                (row,) = storage.db.execute(
+                    "SELECT COUNT(*) FROM actions WHERE table_id = ?", (table_id,)).fetchall()
+            finally:
+                storage.close()
+            lost += max(0, acked - row[0])
+            if k == kills:
+                assert all(not isinstance(d, BaseException) and d.finished for d in done)
+                break
+            tokens = [c.resume_token for c in clients]
+            proc, port = _start_server(db)
+            clients = await _clients(port, players, resume=tokens)
+        return row[0], lost
+    finally:
+        with contextlib.suppress(Exception):
+            proc.kill()
+            proc.wait(5)
+
+
+def _replay_stored(db: Path) -> Any:
+    """Rebuild the stored game from the database alone (settings, seed, actions)."""
+    import json
+
+    from protocol.rules import Settings, action_from_dict, apply, new_game
+
+    storage = Storage(db)
+    try:
+        ((tid, settings, seed),) = storage.db.execute("SELECT id, settings, seed FROM tables")
+        game = new_game(Settings.from_dict(json.loads(settings)), seed)
+        for seat, action, outcome in storage.db.execute(
+                "SELECT seat, action, outcome FROM actions WHERE table_id = ? ORDER BY version",
+                (tid,)):
+            apply(game, action_from_dict(json.loads(action)), seat,
+                  None if outcome is None else tuple(json.loads(outcome)))
+        assert storage.unfinished() == []  # the finished table is not restored again
+        return game
+    finally:
+        storage.close()
+
+
+async def test_kill_9_loses_no_acknowledged_action(tmp_path: Path) -> None:
+    db = tmp_path / "k.db"
+    actions, lost = await asyncio.wait_for(_kill_and_check(db, 2), TIMEOUT * 20)
+    assert lost == 0
+    game = _replay_stored(db)
+    assert game.winner >= 0 and game.total_vp(game.winner) >= 10
+    assert replay(GameLog.of(game)) == game
+    assert len(game.log) == actions
+
+
+@pytest.mark.slow
+async def test_kill_9_soak_100_kills(tmp_path: Path) -> None:
+    """Ten games, ten kills each: no acknowledged action is ever lost."""
+    total_actions = total_lost = 0
+    for g in range(10):
+        db = tmp_path / f"soak{g}.db"
+        actions, lost = await asyncio.wait_for(_kill_and_check(db, 10), 600)
+        total_actions += actions
+        total_lost += lost
+        game = _replay_stored(db)
+        assert game.winner >= 0
+    print(f"soak: 100 kills, {total_actions} actions, lost {total_lost}")
+    assert total_lost == 0
