@@ -215,7 +215,7 @@ class Server:
             table.vacate(old)
             old.table = None
             old.close_soon()
-        self._seat(sess, table, seat_no)
+        self._seat(sess, table, seat_no, msg.get("seen"))
 
     def _drop_token(self, sess: Session, table: Table) -> None:
         """A seat given up before the game starts cannot be reclaimed."""
@@ -291,7 +291,7 @@ class Server:
             return
         self._spectate(sess, table)
 
-    def _seat(self, sess: Session, table: Table, i: int) -> None:
+    def _seat(self, sess: Session, table: Table, i: int, since: int | None = None) -> None:
         table.take_seat(i, sess)
         sess.table = table
         sess.seat = i
@@ -306,7 +306,10 @@ class Server:
         table.broadcast_table()
         if table.status == "playing":
             sess.send({"type": "game_started", "table": table.id})
-            table.submit("resync", (sess, i))
+            if since is not None:
+                table.submit("catch_up", (sess, i, since))
+            else:
+                table.submit("resync", (sess, i))
         else:
             table.submit("seated", None)
 

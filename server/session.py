@@ -32,6 +32,8 @@ log = logging.getLogger("kaitaku.session")
 
 OUTBOUND_LIMIT = 512
 """Frames queued for one client before it counts as not reading."""
+WRITE_BUFFER_HIGH = 1 << 20
+"""Bytes buffered in the transport before the writer waits for the client."""
 HANDSHAKE_DEADLINE = 10.0
 """Seconds from accept to a hello."""
 IDLE_PING = 30.0
@@ -100,7 +102,7 @@ class Session:
                     chunks = chunks[: chunks.index(None)]
                 if chunks:
                     self.writer.write(b"".join(c for c in chunks if c is not None))
-                if self.writer.transport.get_write_buffer_size() > 1 << 20:
+                if self.writer.transport.get_write_buffer_size() > WRITE_BUFFER_HIGH:
                     await self.writer.drain()
             await self.writer.drain()
         except (ConnectionError, OSError):

@@ -23,7 +23,7 @@ import asyncio
 import logging
 import random
 import secrets
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -54,6 +54,8 @@ GRACE = 60.0
 """Seconds a disconnected player's seat waits before a bot stands in."""
 STAND_IN_PACE = 0.5
 """Seconds a stand-in waits before each decision, so that people can follow."""
+EVENT_MEMORY = 256
+"""Event batches a table keeps to send a resuming client what it missed."""
 SEQ_MEMORY = 64
 """How many recent action results per seat are kept to answer repeats."""
 MAX_LEGAL = 1000
@@ -141,6 +143,7 @@ class Table:
         self.on_applied: Any = None  # set by the server: callback(table, seat, action, outcome)
         self.on_changed: Any = None  # set by the server: callback(table) on seats/status
         self.rng = random.Random(self.seed ^ 0x5EED)  # default actions (not the game's RNG)
+        self.history: deque[tuple[int, list[Any]]] = deque(maxlen=EVENT_MEMORY)
         self._stand_in: Any = None
 
     # -- summaries ----------------------------------------------------------------
@@ -214,6 +217,9 @@ class Table:
         elif kind == "resync":
             sess, seat = payload
             self._send_state(sess, seat)
+        elif kind == "catch_up":
+            sess, seat, since = payload
+            self._catch_up(sess, seat, since)
         elif kind == "timeout":
             self._expire(payload)
         elif kind == "stand_in":
@@ -318,6 +324,17 @@ class Table:
             sess.send({"type": "game_started", "table": self.id})
             self._send_state(sess, seat)
         self._schedule()
+
+    def _catch_up(self, sess: Session, seat: int | None, since: int) -> None:
+        """Send the event batches after version ``since`` (redacted for ``seat``),
+        then the view and legal actions; a full view alone if too many were missed."""
+        first = self.history[0][0] if self.history else self.version + 1
+        if self.game is not None and first <= since + 1 <= self.version + 1:
+            for version, events in self.history:
+                if version > since:
+                    sess.send({"type": "events", "version": version,
+                               "events": [e.for_seat(seat).to_dict() for e in events]})
+        self._send_state(sess, seat)
 
     def _send_state(self, sess: Session, seat: int | None) -> None:
         """Full view, then the legal actions if this seat owes a decision."""
@@ -469,6 +486,7 @@ class Table:
         assert game is not None
         deciding = deciding_seats(game)
         over = game.phase == Phase.GAME_OVER
+        self.history.append((self.version, events))
         self._schedule()
         for sess, seat in self.members():
             sess.send({"type": "events", "version": self.version,

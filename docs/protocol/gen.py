@@ -30,7 +30,8 @@ SEATS = [{"name": "Ann", "kind": "human", "connected": True},
 EXAMPLES: dict[str, list[dict[str, Any]]] = {
     "hello": [
         {"type": "hello", "version": "1.0", "role": "player", "name": "Ann"},
-        {"type": "hello", "version": "1.0", "role": "player", "name": "Ann", "resume": TOKEN},
+        {"type": "hello", "version": "1.0", "role": "player", "name": "Ann", "resume": TOKEN,
+         "seen": 41},
     ],
     "welcome": [{"type": "welcome", "version": "1.0", "session": "3f9c2a7d51e0b846",
                  "resume_token": TOKEN, "server": "kaitaku"}],

@@ -58,6 +58,9 @@ SPECS: dict[str, Spec] = {
         "name": _f("str", "display name (1–32 characters)", min_len=1, max_len=MAX_NAME),
         "resume": _f("str", "resume token from an earlier welcome, to reclaim a seat",
                      optional=True, max_len=128),
+        "seen": _f("int", "with resume: the last event version received; the server "
+                   "sends the missed events (or a full view if too many were missed)",
+                   optional=True),
     }),
     "welcome": Spec(SERVER, "Answer to a hello the server accepts.", {
         "version": _f("str", "the server's protocol version", max_len=16),

@@ -28,7 +28,7 @@ SEATS = [{"name": "Ann", "kind": "human", "connected": True},
 
 EXAMPLES: dict[str, dict[str, Any]] = {
     "hello": {"type": "hello", "version": "1.0", "role": "player", "name": "Ann",
-              "resume": "tok"},
+              "resume": "tok", "seen": 41},
     "welcome": {"type": "welcome", "version": "1.0", "session": "3f9c2a7d51e0b846",
                 "resume_token": "tok", "server": "kaitaku"},
     "list_tables": {"type": "list_tables"},
