@@ -116,19 +116,26 @@ def _start_server(db: Path) -> tuple[subprocess.Popen[str], int]:
     return proc, int(m.group(1))
 
 
-async def _kill_and_check(db: Path, kills: int, players: int = 4) -> tuple[int, int]:
-    """Play one game while killing the server ``kills`` times; return (actions, lost)."""
+async def _kill_and_check(db: Path, kills: int, players: int = 4) -> tuple[int, int, int]:
+    """Play one game, killing the server (SIGKILL) up to ``kills`` times while it
+    runs and restarting it; return (actions stored, acknowledged actions lost,
+    kills done)."""
     proc, port = _start_server(db)
     clients = await _clients(port, players)
     table_id: str | None = None
-    lost = 0
+    lost = done_kills = 0
+    stored = 0
     try:
-        for k in range(kills + 1):
+        while True:
             plays = [asyncio.ensure_future(c.play()) for c in clients]
-            if k < kills:
-                await asyncio.sleep(0.15 + 0.1 * (k % 3))
-                os.kill(proc.pid, signal.SIGKILL)
-                proc.wait(10)
+            killed = False
+            if done_kills < kills:
+                await asyncio.wait(plays, timeout=0.1 + 0.05 * (done_kills % 4))
+                if not any(p.done() for p in plays):
+                    os.kill(proc.pid, signal.SIGKILL)
+                    proc.wait(10)
+                    killed = True
+                    done_kills += 1
             done = await asyncio.wait_for(asyncio.gather(*plays, return_exceptions=True),
                                           60)
             acked = max(c.acked_version for c in clients)
@@ -139,14 +146,14 @@ async def _kill_and_check(db: Path, kills: int, players: int = 4) -> tuple[int, 
                     "SELECT COUNT(*) FROM actions WHERE table_id = ?", (table_id,)).fetchall()
             finally:
                 storage.close()
-            lost += max(0, acked - row[0])
-            if k == kills:
+            stored = row[0]
+            lost += max(0, acked - stored)
+            if not killed:
                 assert all(not isinstance(d, BaseException) and d.finished for d in done)
-                break
+                return stored, lost, done_kills
             tokens = [c.resume_token for c in clients]
             proc, port = _start_server(db)
             clients = await _clients(port, players, resume=tokens)
-        return row[0], lost
     finally:
         with contextlib.suppress(Exception):
             proc.kill()
@@ -176,8 +183,9 @@ def _replay_stored(db: Path) -> Any:
 
 async def test_kill_9_loses_no_acknowledged_action(tmp_path: Path) -> None:
     db = tmp_path / "k.db"
-    actions, lost = await asyncio.wait_for(_kill_and_check(db, 2), TIMEOUT * 20)
+    actions, lost, kills = await asyncio.wait_for(_kill_and_check(db, 2), TIMEOUT * 20)
     assert lost == 0
+    assert kills >= 1
     game = _replay_stored(db)
     assert game.winner >= 0 and game.total_vp(game.winner) >= 10
     assert replay(GameLog.of(game)) == game
@@ -186,14 +194,18 @@ async def test_kill_9_loses_no_acknowledged_action(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 async def test_kill_9_soak_100_kills(tmp_path: Path) -> None:
-    """Ten games, ten kills each: no acknowledged action is ever lost."""
-    total_actions = total_lost = 0
-    for g in range(10):
-        db = tmp_path / f"soak{g}.db"
-        actions, lost = await asyncio.wait_for(_kill_and_check(db, 10), 600)
+    """Games with up to ten kills each until 100 kills: no acknowledged action lost."""
+    total_actions = total_lost = total_kills = games = 0
+    while total_kills < 100:
+        db = tmp_path / f"soak{games}.db"
+        actions, lost, kills = await asyncio.wait_for(
+            _kill_and_check(db, min(10, 100 - total_kills)), 600)
         total_actions += actions
         total_lost += lost
+        total_kills += kills
+        games += 1
         game = _replay_stored(db)
         assert game.winner >= 0
-    print(f"soak: 100 kills, {total_actions} actions, lost {total_lost}")
+    print(f"soak: {total_kills} kills over {games} games, {total_actions} actions, "
+          f"lost {total_lost}")
     assert total_lost == 0
