@@ -144,3 +144,30 @@ async def test_a_disconnect_past_the_grace_period_brings_a_stand_in(
     # The stand-in places for the absent player; the game moves on.
     await _until(lambda: table.version >= 2)
     assert table.game.edge_owner.count(first) == 1
+
+
+async def test_a_drop_during_a_discard_is_settled_by_a_stand_in(
+        server: Server, connect: Connect, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("server.table.GRACE", 0.2)
+    monkeypatch.setattr("server.table.STAND_IN_PACE", 0.005)
+    tid, clients = await _table(server, connect, 3, timer=0)
+    table = server.tables[tid]
+    game = table.game
+    assert game is not None
+    # Two seats owe a discard (the server's state; clients only observe it).
+    game.phase = Phase.DISCARD
+    game.rolled = True
+    owing = [q for q in range(3) if q != game.current]
+    for q in owing:
+        game.hands[q] = [2, 2, 2, 2, 0]
+        for r in range(4):
+            game.bank[r] -= 2
+    game.discard_owed = [4 if q in owing else 0 for q in range(3)]
+    stays, leaves = owing
+    await clients[leaves].close()
+    # The one who stays discards; the one who left is settled after the grace period.
+    result = await clients[stays].act({"type": "discard", "cards": [1, 1, 1, 1, 0]})
+    assert result["ok"]
+    await _until(lambda: game.phase == Phase.MOVE_ROBBER)
+    assert sum(game.hands[leaves]) == 4
+    assert table.seats[leaves].auto
