@@ -50,6 +50,7 @@ from protocol.rules import (
     BuyDevCard,
     CancelTrade,
     ConfirmTrade,
+    CounterOffer,
     Discard,
     DiscardKnight,
     EndTurn,
@@ -114,6 +115,12 @@ _MAIN_WEIGHT = (1.0, 1.0, 0.9, 1.05, 1.05)
 _DECAY = 0.72  # value kept per road still needed to reach a spot
 _MAX_ROAD_DIST = 4
 _MAX_OFFERS = 2
+_DEV_VALUE = 0.9
+_KNIGHT_BLOCK = 3.0
+_DUP_K = 0.15
+_LR_VALUE = 2.0
+_CITY_K = 0.055
+_SETTLE_K = 0.05
 
 
 def _vec(x: Sequence[int]) -> Vec:
@@ -135,13 +142,14 @@ def _add(a: Sequence[int], b: Sequence[int], k: int = 1) -> list[int]:
 class _Static:
     """Per-board facts computed once: production and harbor of each node."""
 
-    __slots__ = ("terrain", "hex_pips", "node_prod", "node_pips", "node_harbor",
+    __slots__ = ("terrain", "numbers", "hex_pips", "node_prod", "node_pips", "node_harbor",
                  "scarcity", "desert")
 
     def __init__(self, board: Mapping[str, Any]) -> None:
         terrain: list[int] = list(board["terrain"])
         numbers: list[int] = list(board["numbers"])
         self.terrain = terrain
+        self.numbers = numbers
         self.hex_pips = [pips(x) for x in numbers]
         self.desert = terrain.index(DESERT)
         self.node_prod: list[list[float]] = []
@@ -162,7 +170,7 @@ class _Static:
             if t != DESERT:
                 totals[t] += self.hex_pips[h]
         mean = sum(totals) / 5.0
-        self.scarcity = [min(1.45, max(0.75, (mean / max(1.0, x)) ** 0.5)) for x in totals]
+        self.scarcity = [min(1.2, max(0.85, (mean / max(1.0, x)) ** 0.25)) for x in totals]
 
 
 @dataclass(slots=True)
@@ -216,6 +224,7 @@ class _Ctx:
         self.my_prod = prod[self.me]
         self._dist: dict[int, dict[int, int]] = {}
         self._parent: dict[int, dict[int, int]] = {}
+        self._numbers: dict[int, set[int]] = {}
 
     # -- board queries ----------------------------------------------------------
 
@@ -234,7 +243,7 @@ class _Ctx:
     def threat(self, q: int) -> float:
         """How dangerous seat ``q`` is: public VP, hidden cards, production."""
         s = self.seats[q]
-        return s["vp"] + 0.35 * s["dev_cards"] + 0.04 * sum(self.prod[q])
+        return float(s["vp"] + 0.35 * s["dev_cards"] + 0.04 * sum(self.prod[q]))
 
     def leader(self) -> int:
         return max(self.opponents(), key=self.threat)
@@ -332,12 +341,31 @@ class _Ctx:
             t = st.terrain[self.robber]
             v -= 0.4 * st.hex_pips[self.robber] * w[t]
         v += 0.6 * kinds + 1.0 * new
+        if _DUP_K:
+            nums = self.numbers_of(seat)
+            numbers = st.numbers
+            for h in NODE_HEXES[n]:
+                if numbers[h] in nums:
+                    v -= _DUP_K * st.hex_pips[h]
         hb = st.node_harbor[n]
         if hb == 5:
             v += 0.9 + 0.04 * sum(have)
         elif hb >= 0:
             v += min(3.0, 0.3 * (have[hb] + prod[hb]))
         return v
+
+    def numbers_of(self, seat: int) -> set[int]:
+        """The dice numbers ``seat``'s buildings already collect on."""
+        got = self._numbers.get(seat)
+        if got is None:
+            got = set()
+            for node, o in self.owner.items():
+                if o == seat:
+                    for h in NODE_HEXES[node]:
+                        if self.st.numbers[h]:
+                            got.add(self.st.numbers[h])
+            self._numbers[seat] = got
+        return got
 
     def best_settlement_node(self) -> int:
         best, best_v = -1, -1.0
@@ -431,7 +459,9 @@ class HeuristicBot(Bot):
             if self.raise_errors:
                 raise
             action = None
-        if action is None:
+        if action is None or (
+            not isinstance(action, OfferTrade | CounterOffer) and action not in legal
+        ):
             return self._fallback(legal)
         return action
 
@@ -635,20 +665,20 @@ class HeuristicBot(Bot):
         if pieces[2] > 0:
             node = ctx.best_settlement_node()
             if node >= 0:
-                v = 1.0 + 0.055 * ctx.st.node_pips[node] * (0.6 if late else 1.0)
+                v = 1.0 + _CITY_K * ctx.st.node_pips[node] * (0.6 if late else 1.0)
                 goals.append(_Goal("city", CITY, CITY, v, node=node))
         if pieces[1] > 0:
             targets = self._targets(ctx)
             now = [t for t in targets if t[2] == 0]
             if now:
                 _s, node, _d = now[0]
-                v = 1.0 + 0.05 * _s * (0.6 if late else 1.0)
+                v = 1.0 + _SETTLE_K * _s * (0.6 if late else 1.0)
                 goals.append(_Goal("settlement", SETTLEMENT, SETTLEMENT, v, node=node))
             if pieces[0] > 0:
                 for s, node, d in targets[:3]:
                     if d >= 1 and d <= pieces[0]:
                         full = _vec(_add(SETTLEMENT, ROAD, d))
-                        v = (1.0 + 0.05 * s * (0.6 if late else 1.0)) * 0.93 ** d
+                        v = (1.0 + _SETTLE_K * s * (0.6 if late else 1.0)) * 0.93 ** d
                         goals.append(_Goal("road", ROAD, full, v, node=node,
                                            edge=ctx.first_edge(ctx.me, node)))
                         break
@@ -656,12 +686,13 @@ class HeuristicBot(Bot):
             gap = self._lr_gap(ctx)
             if gap <= 2 and gap <= pieces[0]:
                 full = _vec([x * gap for x in ROAD])
-                v = (2.0 if ctx.view["longest_road"] != ctx.me else 1.2) * 0.8 ** (gap - 1)
+                v = _LR_VALUE if ctx.view["longest_road"] != ctx.me else 0.6 * _LR_VALUE
+                v *= 0.8 ** (gap - 1)
                 if vp + 2 >= ctx.target:
                     v += 1.0
                 goals.append(_Goal("lr", ROAD, full, v))
         if ctx.view["dev_deck"] > 0:
-            v = 0.55
+            v = _DEV_VALUE
             knights = [int(ctx.seats[q]["knights"]) for q in range(ctx.n)]
             mine = knights[ctx.me] + int(ctx.you["dev_cards"][0])
             top = max((knights[q] for q in ctx.opponents()), default=0)
@@ -747,7 +778,7 @@ class HeuristicBot(Bot):
                 return a
             cities = [x for x in legal_set if isinstance(x, BuildCity)]
             if cities:
-                return max(cities, key=lambda x: ctx.st.node_pips[x.node])  # type: ignore[attr-defined]
+                return max(cities, key=lambda x: ctx.st.node_pips[x.node])
             return None
         if g.kind == "settlement":
             a = BuildSettlement(g.node)
@@ -778,19 +809,18 @@ class HeuristicBot(Bot):
         surplus = [max(0, remaining[r] - protect[r]) for r in range(5)]
         # Maritime plan: can the bank complete the step this turn?
         plan = self._maritime_plan(ctx, remaining, protect, miss)
-        offer = self._offer(ctx, remaining, goal, goals, surplus, miss)
+        if plan is None or ctx.ratios[plan[0]] >= 3:
+            # Ask the players first when the bank is expensive (or cannot help).
+            offer = self._offer(ctx, goal, goals, surplus, miss)
+            if offer is not None:
+                return offer
         if plan is not None:
             give, get = plan
-            # Prefer asking the players first when the bank is expensive.
-            if offer is not None and ctx.ratios[give] >= 3:
-                return offer
             a = MaritimeTrade(give, get)
             if a in legal_set:
                 self._gave.add(give)
                 self._got.add(get)
                 return a
-        if offer is not None and sum(miss) <= 2:
-            return offer
         return None
 
     def _maritime_plan(self, ctx: _Ctx, hand: Sequence[int], protect: Sequence[int],
@@ -847,8 +877,8 @@ class HeuristicBot(Bot):
             self._got.add(best.get)
         return best
 
-    def _offer(self, ctx: _Ctx, hand: Sequence[int], goal: _Goal, goals: Sequence[_Goal],
-               surplus: Sequence[int], miss: Sequence[int]) -> Action | None:
+    def _offer(self, ctx: _Ctx, goal: _Goal, goals: Sequence[_Goal], surplus: Sequence[int],
+               miss: Sequence[int]) -> Action | None:
         """A domestic offer from our own surplus for a missing card (at most two a turn)."""
         if self._offers >= _MAX_OFFERS or sum(miss) > 2:
             return None
@@ -972,12 +1002,12 @@ class HeuristicBot(Bot):
             a = self._monopoly(ctx, goals)
             if a is not None:
                 return a
-        if "road_building" in playable and ctx.pieces[0] > 0:
-            if any(g.kind in ("road", "lr") for g in goals[:3]):
-                return PlayRoadBuilding()
+        if "road_building" in playable and ctx.pieces[0] > 0 and any(
+                g.kind in ("road", "lr") for g in goals[:3]):
+            return PlayRoadBuilding()
         if knight is not None:
             best = max(self._robber_scores(ctx).values(), default=0.0)
-            if best >= 3.0:
+            if best >= _KNIGHT_BLOCK:
                 return knight
         return None
 

@@ -187,7 +187,7 @@ def new_game(
         raise RulesError(f"first_seat must be a seat 0..{n - 1}", "bad_settings")
     s = GameState.__new__(GameState)
     s.settings = settings
-    s.info = BoardInfo(board if board is not None else generated)
+    s.info = BoardInfo(board if board is not None else generated, settings)
     s.seed = seed
     s.rng = rng
     s.phase = SETUP_SETTLEMENT
@@ -348,7 +348,7 @@ def _main_actions(s: GameState, p: int) -> list[Action]:
         out.append(_BUY)
     if not s.dev_played and any(s.dev_hand[p]):
         _dev_actions(s, p, out)
-    may_trade = not (s.built and s.settings.strict_phases)  # R-OPT-4
+    may_trade = not (s.built and s.info.strict)  # R-OPT-4
     if may_trade and max(hand) >= 2:  # 2 is the best possible ratio
         ratios = s.ratios[p]
         bank = s.bank
@@ -356,7 +356,7 @@ def _main_actions(s: GameState, p: int) -> list[Action]:
             if hand[give] >= ratios[give]:
                 row = _MARITIME[give]
                 out.extend([row[get] for get in range(5) if get != give and bank[get]])
-    if s.settings.two_player:
+    if s.info.two_player:
         _token_actions(s, p, may_trade, out)
     out.append(_END)
     return out
@@ -609,7 +609,7 @@ def _build_settlement(
         )
         _place_settlement(s, p, node)
         ev.append(SettlementBuilt(p, node, True))
-        if s.settings.two_player:
+        if s.info.two_player:
             _settlement_tokens(s, p, node, ev)
         if s.setup_step >= s.settings.players:  # second settlement: R-SETUP-4
             gain = [0, 0, 0, 0, 0]
@@ -639,7 +639,7 @@ def _build_settlement(
     s.built = True
     ev.append(SettlementBuilt(p, node, False))
     _after_settlement(s, p, node, ev)
-    if s.settings.two_player:
+    if s.info.two_player:
         _settlement_tokens(s, p, node, ev)
         _queue_neutral(s, NEUTRAL_SETTLEMENT)
     return None
@@ -700,7 +700,7 @@ def _build_road(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]
         if s.free_roads <= 0 or not s.pieces[p][ROADS] or not _road_spots(s, p):
             s.free_roads = 0
             s.phase = s.return_phase
-    if s.settings.two_player:
+    if s.info.two_player:
         _queue_neutral(s, NEUTRAL_ROAD)
     return None
 
@@ -922,7 +922,7 @@ def _roll(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> t
     s.rolls_done += 1
     if s.rolls_done == 1:
         s.first_sum = total
-    s.rolled = done = s.rolls_done >= s.settings.rolls_per_turn
+    s.rolled = done = s.rolls_done >= s.info.rolls_per_turn
     after = MAIN if done else PRE_ROLL
     s.last_roll = (d1, d2)
     ev.append(DiceRolled(p, (d1, d2)))
@@ -1083,7 +1083,7 @@ def _maritime(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) 
     give, get = a.give, a.get
     _require(0 <= give < 5 and 0 <= get < 5, "no such resource", "bad_resource")
     _require(give != get, "trade for a different resource", "bad_trade")
-    _require(not (s.built and s.settings.strict_phases),
+    _require(not (s.built and s.info.strict),
              "no trading after building this turn (R-OPT-4)", "trade_closed")
     ratio = s.ratios[p][give]
     hand = s.hands[p]
@@ -1111,7 +1111,7 @@ def _check_terms(give: tuple[int, ...], get: tuple[int, ...]) -> None:
 def _offer(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> None:
     assert isinstance(a, OfferTrade)
     _require_turn(s, p, MAIN)
-    _require(not (s.built and s.settings.strict_phases),
+    _require(not (s.built and s.info.strict),
              "no trading after building this turn (R-OPT-4)", "trade_closed")
     _check_terms(a.give, a.get)
     _require(_covers(s.hands[p], a.give), "you do not hold the cards you offer",
@@ -1247,7 +1247,7 @@ def _start_turn(s: GameState, seat: int, ev: list[Event]) -> None:
     s.rolls_done = 0
     s.first_sum = 0
     s.built = False
-    if s.settings.two_player:
+    if s.info.two_player:
         s.token_used = False
         s.knight_discarded = False
     if s.pending_harbors:  # R-OPT-3: harbors settled last turn are usable now
@@ -1443,7 +1443,7 @@ def _spend_tokens(s: GameState, p: int, what: str, ev: list[Event]) -> None:
 
 
 def _check_token_action(s: GameState, p: int) -> None:
-    _require(s.settings.two_player, "trade tokens exist in the 2-player game only", "no_tokens")
+    _require(s.info.two_player, "trade tokens exist in the 2-player game only", "no_tokens")
     _require_turn(s, p, MAIN)
     _require(not s.token_used, "one trade-token action per turn (R-2P-5)", "token_limit")
     _require(s.tokens[p] >= token_cost(s, p),
@@ -1454,7 +1454,7 @@ def _token_forced_trade(
     s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]
 ) -> tuple[int, ...]:
     _check_token_action(s, p)
-    _require(not (s.built and s.settings.strict_phases),
+    _require(not (s.built and s.info.strict),
              "no trading after building this turn (R-OPT-4)", "trade_closed")
     q = 1 - p
     theirs = s.hands[q]
@@ -1523,7 +1523,7 @@ def _token_robber_home(
 
 
 def _discard_knight(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> None:
-    _require(s.settings.two_player, "trade tokens exist in the 2-player game only", "no_tokens")
+    _require(s.info.two_player, "trade tokens exist in the 2-player game only", "no_tokens")
     _require_turn(s, p, MAIN)
     _require(not s.knight_discarded, "one played knight per turn may be discarded (R-2P-6)",
              "token_limit")

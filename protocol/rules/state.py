@@ -168,11 +168,18 @@ class Trade:
 
 
 class BoardInfo:
-    """Per-board lookup tables, computed once per board and shared by copies."""
+    """Per-game constants (board tables, rule switches), computed once per game
+    and shared by copies. The switches repeat ``Settings`` as plain attributes
+    because the hot paths read them on every action."""
 
-    __slots__ = ("board", "node_harbor", "production", "desert")
+    __slots__ = ("board", "node_harbor", "production", "desert", "two_player", "strict",
+                 "rolls_per_turn")
 
-    def __init__(self, board: Board) -> None:
+    def __init__(self, board: Board, settings: Settings | None = None) -> None:
+        settings = settings or Settings()
+        self.two_player = settings.two_player
+        self.strict = settings.strict_phases
+        self.rolls_per_turn = settings.rolls_per_turn
         self.board = board
         self.node_harbor = board.node_harbors()
         prod: list[list[tuple[int, int, tuple[int, ...]]]] = [[] for _ in range(13)]
@@ -409,7 +416,7 @@ class GameState:
 
         s = cls.__new__(cls)
         s.settings = Settings.from_dict(d["settings"])
-        s.info = BoardInfo(Board.from_dict(d["board"]))
+        s.info = BoardInfo(Board.from_dict(d["board"]), s.settings)
         s.seed = d["seed"]
         s.rng = Rng(0)
         s.rng.state = d["rng"]
