@@ -210,3 +210,33 @@ async def test_sigterm_says_goodbye_and_a_restart_resumes(tmp_path: Path) -> Non
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def _frame(body: bytes) -> bytes:
+    import struct
+
+    return struct.pack(">I", len(body)) + body
+
+
+@pytest.mark.parametrize(("body", "code"), [
+    (b"\xc1", "bad_msgpack"),  # never valid msgpack
+    (b"\x82\xa4type\xa4ping", "bad_msgpack"),  # truncated
+    (b"\x81\xa4type\xa4ping\x00", "bad_msgpack"),  # trailing bytes
+    (b"\x81\xa4type\xa2\xff\xfe", "bad_msgpack"),  # invalid UTF-8
+    (b"\x81\xa4type" + b"\x91" * 40 + b"\x00", "bad_msgpack"),  # nested too deep
+    (b"\x81\xa4type\xd4\x01\x00", "bad_msgpack"),  # an ext type
+    (b"\x81\xd6\xff\x00\x00\x00\x00\xa4ping", "bad_msgpack"),  # timestamp ext as a key
+    (b"\x81\x01\xa4ping", "bad_msgpack"),  # an integer map key
+    (b"\xdc\x10\x00" + b"\x80" * 4096, "bad_message"),  # a frame full of empty maps
+], ids=["0xC1", "truncated", "trailing", "utf8", "deep", "ext", "timestamp", "int-key",
+        "empty-maps"])
+async def test_malformed_bodies_are_refused_and_closed(server: Server, connect: Connect,
+                                                       body: bytes, code: str) -> None:
+    c = await connect("bad")
+    await c.send_raw(_frame(body))
+    msgs = await c.closed()
+    assert [m["code"] for m in msgs if m["type"] == "error"] == [code]
+    # The server is fine: a new connection works.
+    ok = await connect("good")
+    await ok.send({"type": "list_tables"})
+    assert (await ok.recv_type("tables"))["type"] == "tables"
