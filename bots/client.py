@@ -1,15 +1,22 @@
-"""Run a bot over the network: the same :class:`~bots.base.Bot` class that
-plays in-process, speaking the wire protocol to a server.
+"""The bot SDK's network side: run any :class:`~bots.base.Bot` against a server.
 
-This is the minimal client the server uses for the seats it fills with bots
-(``kaitaku bot``); the bot SDK builds reconnection and time budgets on it.
+A bot author writes no networking: :func:`run_bot` connects, says hello,
+creates or joins a table, keeps sequence numbers, answers pings, follows the
+view, asks the bot for an action whenever the server sends legal actions,
+and reconnects with the seat's resume token (asking for the events it
+missed) when the connection drops. ``act`` may be a plain method or a
+coroutine. With a time ``budget`` a slow or crashing ``act`` does not stall
+the game: the SDK sends a safe fallback action (roll, end the turn, reject
+or cancel a trade, else a random legal choice) and ignores the late answer.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import logging
+import random
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +36,8 @@ class BotOutcome:
     scores: list[int] = field(default_factory=list)
     actions: int = 0
     rejected: int = 0
+    fallbacks: int = 0
+    reconnects: int = 0
     finished: bool = False
 
 
@@ -36,15 +45,23 @@ class BotClient:
     """Drive ``bot`` over one connection until its game ends."""
 
     def __init__(self, bot: Bot, reader: asyncio.StreamReader,
-                 writer: asyncio.StreamWriter, name: str) -> None:
+                 writer: asyncio.StreamWriter, name: str, budget: float | None = None) -> None:
         self.bot = bot
-        self.reader = reader
-        self.writer = writer
         self.name = name
-        self.conn = Connection(CLIENT)
+        self.budget = budget
         self.view: dict[str, Any] | None = None
         self.seq = 0
+        self.version = 0  # the last event version seen (for a resume)
         self.outcome = BotOutcome()
+        self.resume_token: str | None = None
+        self._random = random.Random(name)
+        self.attach(reader, writer)
+
+    def attach(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """Use a new connection (after a drop); the game state stays."""
+        self.reader = reader
+        self.writer = writer
+        self.conn = Connection(CLIENT)
         self.inbox: list[Message] = []
         self.pending = False  # an action is on its way: older legal lists are stale
 
@@ -65,12 +82,13 @@ class BotClient:
                           "name": self.name}
         if resume is not None:
             hello["resume"] = resume
+            hello["seen"] = self.version
         self.send(hello)
         msg = await self.recv()
         if msg["type"] != "welcome":
             raise ProtocolError(f"refused: {msg.get('code')}: {msg.get('message')}",
                                 msg.get("code"))
-        self.resume_token: str = msg["resume_token"]
+        self.resume_token = msg["resume_token"]
         return msg
 
     async def play(self) -> BotOutcome:
@@ -84,13 +102,16 @@ class BotClient:
                 self.seq = max(self.seq, msg.get("last_seq") or 0)  # a rejoined seat
             elif kind == "view":
                 self.view = msg["view"]
+                self.version = max(self.version, msg["version"])
             elif kind == "events":
+                self.version = max(self.version, msg["version"])
                 seat = self.outcome.seat
                 if seat is not None and type(self.bot).on_events is not Bot.on_events:
                     self.bot.on_events(seat, [_event(e) for e in msg["events"]])
             elif kind == "legal":
-                if msg["actions"] and not self.pending and not self._over():
-                    self._act(msg["actions"])
+                if (msg["actions"] and not self.pending and not self._over()
+                        and msg["version"] >= self.version):
+                    await self._act(msg["actions"])
             elif kind == "result":
                 self.pending = False
                 if not msg["ok"]:
@@ -117,18 +138,49 @@ class BotClient:
     def _over(self) -> bool:
         return self.view is not None and self.view.get("phase") == "game_over"
 
-    def _act(self, actions: list[dict[str, Any]]) -> None:
+    async def _act(self, actions: list[dict[str, Any]]) -> None:
         assert self.view is not None
         try:
             legal: list[Action] = [action_from_dict(a) for a in actions]
         except RulesError:
             log.exception("%s: the server sent an unreadable action", self.name)
             return
-        action = self.bot.act(self.view, legal)
+        action = await self._decide(self.view, legal)
         self.seq += 1
         self.outcome.actions += 1
         self.pending = True
         self.send({"type": "action", "seq": self.seq, "action": action.to_dict()})
+
+
+    async def _decide(self, view: dict[str, Any], legal: list[Action]) -> Action:
+        """Ask the bot, within the budget; fall back on a safe action."""
+        try:
+            if inspect.iscoroutinefunction(self.bot.act):
+                coro = self.bot.act(view, legal)
+                if self.budget is None:
+                    return await coro  # type: ignore[no-any-return]
+                return await asyncio.wait_for(coro, self.budget)
+            if self.budget is None:
+                return self.bot.act(view, legal)
+            loop = asyncio.get_running_loop()
+            future = loop.run_in_executor(None, self.bot.act, view, legal)
+            return await asyncio.wait_for(asyncio.shield(future), self.budget)
+        except TimeoutError:
+            log.warning("%s: the bot took longer than %.3g s; playing a fallback", self.name,
+                        self.budget)
+        except Exception:
+            log.exception("%s: the bot failed; playing a fallback", self.name)
+        self.outcome.fallbacks += 1
+        return fallback_action(legal, self._random)
+
+
+def fallback_action(legal: list[Action], rng: random.Random) -> Action:
+    """Roll, end the turn, reject or cancel a trade; else a random legal action."""
+    by_name = {a.name: a for a in legal}
+    for name in ("roll_dice", "end_turn", "reject_trade", "cancel_trade"):
+        if name in by_name:
+            return by_name[name]
+    return legal[int(rng.random() * len(legal))]
 
 
 def _event(d: dict[str, Any]) -> Any:
@@ -145,10 +197,13 @@ def _event(d: dict[str, Any]) -> Any:
 
 async def run_bot(bot: Bot, host: str, port: int, *, name: str = "bot",
                   table: str | None = None, seat: int | None = None, key: str | None = None,
-                  create: dict[str, Any] | None = None) -> BotOutcome:
-    """Connect, join ``table`` (or create one with ``create`` settings) and play."""
+                  create: dict[str, Any] | None = None, budget: float | None = None,
+                  reconnect: bool = True, retries: int = 8) -> BotOutcome:
+    """Connect, join ``table`` (or create one with ``create`` settings) and play
+    until the game ends, reconnecting (with the seat's resume token) when the
+    connection drops."""
     reader, writer = await asyncio.open_connection(host, port)
-    client = BotClient(bot, reader, writer, name)
+    client = BotClient(bot, reader, writer, name, budget)
     try:
         await client.handshake()
         if create is not None:
@@ -163,8 +218,28 @@ async def run_bot(bot: Bot, host: str, port: int, *, name: str = "bot",
             client.send(join)
         else:
             raise ValueError("give a table to join or settings to create one")
-        return await client.play()
+        attempt = 0
+        while True:
+            try:
+                return await client.play()
+            except (ConnectionError, OSError) as exc:
+                if not reconnect or client.outcome.seat is None or attempt >= retries:
+                    raise
+                attempt += 1
+                delay = min(5.0, 0.1 * 2 ** attempt)
+                log.warning("%s: connection lost (%s); reconnecting in %.1f s", name, exc,
+                            delay)
+                with contextlib.suppress(Exception):
+                    client.writer.close()
+                await asyncio.sleep(delay)
+                try:
+                    reader, writer = await asyncio.open_connection(host, port)
+                except OSError:
+                    continue
+                client.attach(reader, writer)
+                await client.handshake(resume=client.resume_token)
+                client.outcome.reconnects += 1
     finally:
-        writer.close()
+        client.writer.close()
         with contextlib.suppress(ConnectionError, OSError):
-            await writer.wait_closed()
+            await client.writer.wait_closed()

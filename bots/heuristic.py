@@ -4,10 +4,12 @@ It reads only its own view, its legal actions, the public board geometry and
 the public events it is shown (:meth:`HeuristicBot.on_events`, used to guess
 what the other seats hold). What it does:
 
-* **Opening**: intersections are scored by production (pips) weighted by the
-  scarcity of each resource on this board, resource variety, harbor synergy
-  and the robber; the second settlement favours the resources the first one
-  lacks. Set-up roads point at the best free spot two steps away.
+* **Opening**: intersections are scored by production (pips) weighted by
+  resource (grain and ore slightly favoured, a resource scarce on this board
+  more), resource and number variety, harbor synergy and the robber. The first
+  settlement also counts the best complement likely to be left for the second
+  after the others' picks in snake order; the second favours the resources the
+  first lacks. Set-up roads point at the best free spot two steps away.
 * **Plan**: the candidate builds (city on the best settlement, settlement on
   the best connected spot, roads towards the best reachable spot, roads for
   Longest Road, a development card) are ranked by value over the expected
@@ -15,12 +17,16 @@ what the other seats hold). What it does:
   soon as they are affordable; roads and development cards only when they do
   not delay the current goal (or when the hand is at risk from a 7).
 * **Trades are planned before builds** (sea3D strict phases): a maritime trade
-  at the best ratio only when it completes a build this turn, never giving a
-  scarce resource; up to two domestic offers a turn from its own surplus;
-  answers to offers by the value of the hand after the trade, never trading
-  with a seat two points (or less) from winning.
+  at the best ratio only when it completes a build this turn (or, holding 8+
+  cards with nothing to build, to turn a surplus into a missing card before a
+  7 halves the hand), giving what it holds plenty of rather than what is
+  scarce on the board; up to two domestic
+  offers a turn from its own surplus (players are asked first when the bank
+  would take 3 or 4); answers to offers by the value of the hand after the
+  trade, never trading with a seat two points (or less) from winning.
 * **Robber**: the hex that hurts the leader most (public VP and production),
-  never its own, preferring victims with many cards.
+  never its own, preferring victims with many cards. **Discards** keep the
+  cards of its next goals, in order.
 * **Development cards**: knights to free its own hex, take or keep Largest
   Army, or block the leader; monopoly on what the others are estimated to
   hold most of; year of plenty for what completes a build; road building
@@ -106,18 +112,20 @@ ROAD: Vec = (1, 1, 0, 0, 0)
 SETTLEMENT: Vec = (1, 1, 1, 1, 0)
 CITY: Vec = (0, 0, 0, 2, 3)
 DEV: Vec = (0, 0, 1, 1, 1)
-_ZERO: Vec = (0, 0, 0, 0, 0)
 
 # Opening weights per resource (lumber, brick, wool, grain, ore): brick and
 # lumber build the early roads and settlements, grain and ore the cities.
 _OPENING_WEIGHT = (0.85, 0.85, 0.95, 1.15, 1.25)
 _MAIN_WEIGHT = (1.0, 1.0, 0.9, 1.05, 1.05)
 _DECAY = 0.72  # value kept per road still needed to reach a spot
-_MAX_ROAD_DIST = 4
+_MAX_ROAD_DIST = 6
 _MAX_OFFERS = 2
 _DEV_VALUE = 0.9
 _KNIGHT_BLOCK = 3.0
 _DUP_K = 0.15
+_ROOM_K = 0.12
+_SECOND_K = 0.5
+_SECOND_CANDS = 10
 _LR_VALUE = 2.0
 _CITY_K = 0.055
 _SETTLE_K = 0.05
@@ -311,23 +319,31 @@ class _Ctx:
 
     # -- valuations -------------------------------------------------------------
 
-    def weights(self, seat: int, base: Sequence[float]) -> list[float]:
-        prod = self.prod[seat] if seat < self.n else [0.0] * 5
+    def weights(self, seat: int, base: Sequence[float],
+                have: Sequence[float] | None = None) -> list[float]:
+        """Resource weights for ``seat`` (or for a production ``have``): what it
+        lacks counts more."""
+        if have is None:
+            have = self.prod[seat] if seat < self.n else [0.0] * 5
         sc = self.st.scarcity
         out = []
         for r in range(5):
             w = base[r] * sc[r]
-            if prod[r] == 0:
+            if have[r] == 0:
                 w *= 1.35
-            elif prod[r] < 4:
+            elif have[r] < 4:
                 w *= 1.12
             out.append(w)
         return out
 
-    def spot_value(self, n: int, seat: int, w: Sequence[float]) -> float:
+    def spot_value(self, n: int, seat: int, w: Sequence[float],
+                   have: Sequence[float] | None = None, nums: set[int] | None = None) -> float:
+        """How much ``seat`` wants a settlement on ``n`` (``have``/``nums``: assume
+        this production and these dice numbers instead of the seat's own)."""
         st = self.st
         prod = st.node_prod[n]
-        have = self.prod[seat] if seat < self.n else [0.0] * 5
+        if have is None:
+            have = self.prod[seat] if seat < self.n else [0.0] * 5
         v = 0.0
         kinds = 0
         new = 0
@@ -342,7 +358,8 @@ class _Ctx:
             v -= 0.4 * st.hex_pips[self.robber] * w[t]
         v += 0.6 * kinds + 1.0 * new
         if _DUP_K:
-            nums = self.numbers_of(seat)
+            if nums is None:
+                nums = self.numbers_of(seat)
             numbers = st.numbers
             for h in NODE_HEXES[n]:
                 if numbers[h] in nums:
@@ -469,6 +486,11 @@ class HeuristicBot(Bot):
         for e in events:
             self._track(e)
 
+    def on_game_over(self, view: Mapping[str, Any]) -> None:
+        self._est = {}
+        self._turn = -1
+        self._static = None
+
     # -- dispatch -------------------------------------------------------------------
 
     def _fallback(self, legal: Sequence[Action]) -> Action:
@@ -536,7 +558,7 @@ class HeuristicBot(Bot):
                 for k in NODE_NODES[m]:
                     if k != a.node and ctx.free_spot(k):
                         room = max(room, ctx.st.node_pips[k])
-            v += 0.12 * room
+            v += _ROOM_K * room
             if second:
                 # starting cards: one per land hex; brick+lumber get a road out early
                 prod = ctx.st.node_prod[a.node]
@@ -549,6 +571,42 @@ class HeuristicBot(Bot):
                     v += 0.3
             if v > best_v:
                 best, best_v = a, v
+        if not second and _SECOND_K and best is not None:
+            best = self._first_with_second(ctx, legal, w) or best
+        return best
+
+    def _first_with_second(self, ctx: _Ctx, legal: Sequence[Action],
+                           w: list[float]) -> Action | None:
+        """First settlement: its own value plus the best complement likely to be
+        left for the second one after the others' picks in between (snake order)."""
+        spots = [a.node for a in legal if isinstance(a, BuildSettlement)]
+        placed = sum(1 for o in ctx.owner.values() if o < ctx.n)
+        between = max(0, 2 * (ctx.n - 1 - placed))
+        own = {n: ctx.spot_value(n, ctx.me, w) for n in spots}
+        generic = sorted(spots, key=lambda n: -ctx.st.node_pips[n])
+        cands = sorted(spots, key=lambda n: -own[n])[:_SECOND_CANDS]
+        numbers = ctx.st.numbers
+        best: Action | None = None
+        best_v = -1e9
+        for a in cands:
+            blocked = {a, *NODE_NODES[a]}
+            taken = 0
+            for n in generic:  # the others take the richest spots first
+                if taken >= between:
+                    break
+                if n in blocked:
+                    continue
+                blocked.add(n)
+                blocked.update(NODE_NODES[n])
+                taken += 1
+            have = ctx.st.node_prod[a]
+            nums = {numbers[h] for h in NODE_HEXES[a] if numbers[h]}
+            w2 = ctx.weights(ctx.me, _OPENING_WEIGHT, have)
+            second = max((ctx.spot_value(n, ctx.me, w2, have, nums)
+                          for n in spots if n not in blocked), default=0.0)
+            v = own[a] + _SECOND_K * second
+            if v > best_v:
+                best, best_v = BuildSettlement(a), v
         return best
 
     def _pick_road(self, ctx: _Ctx, legal: Sequence[Action], setup: bool) -> Action | None:
@@ -684,7 +742,8 @@ class HeuristicBot(Bot):
                         break
         if pieces[0] > 0:
             gap = self._lr_gap(ctx)
-            if gap <= 2 and gap <= pieces[0]:
+            stuck = not goals and ctx.view["dev_deck"] == 0  # nothing else left to do
+            if (gap <= 2 or stuck) and gap <= pieces[0]:
                 full = _vec([x * gap for x in ROAD])
                 v = _LR_VALUE if ctx.view["longest_road"] != ctx.me else 0.6 * _LR_VALUE
                 v *= 0.8 ** (gap - 1)
@@ -741,7 +800,7 @@ class HeuristicBot(Bot):
         hand = ctx.hand
         remaining = list(hand)
         planned: list[_Goal] = []
-        unmet: _Goal | None = None
+        unmet: _Goal | None = None  # the best goal the hand cannot pay for yet
         big_hand = sum(hand) >= 8
         for g in goals:
             action = self._goal_action(ctx, g, legal_set)
@@ -755,8 +814,9 @@ class HeuristicBot(Bot):
             elif unmet is None and not _covers(remaining, g.step):
                 unmet = g
 
-        # Trades come before builds (strict phases close trading after a build).
-        if unmet is not None and may_trade:
+        # Trades come before builds (strict phases close trading after a build):
+        # they only use what the planned builds leave over.
+        if may_trade and unmet is not None:
             trade = self._trade_for(ctx, remaining, unmet, goals, legal_set)
             if trade is not None:
                 return trade
@@ -1111,28 +1171,35 @@ class HeuristicBot(Bot):
         if owed <= 0:
             return None
         goals = self._goals(ctx)
-        need = self._need(goals, 2)
         hand = list(ctx.hand)
         if owed > sum(hand):
             return None
+        # The k-th copy of a resource is worth more the earlier the goal that needs it.
+        tiers: list[list[int]] = []
+        need = [0] * 5
+        for g in goals[:3]:
+            need = [max(need[r], g.full[r]) for r in range(5)]
+            tiers.append(list(need))
         out = [0] * 5
         sc = ctx.st.scarcity
         for _ in range(owed):
             best, best_v = -1, 1e9
             for r in range(5):
-                if hand[r] <= 0:
+                k = hand[r]
+                if k <= 0:
                     continue
-                keep = 10.0 if hand[r] <= need[r] else 0.0
-                v = keep + sc[r] - 0.8 * hand[r] + 0.5 / ctx.ratios[r]
+                keep = 0.0
+                for i, tier in enumerate(tiers):
+                    if k <= tier[r]:
+                        keep = 30.0 - 10.0 * i
+                        break
+                v = keep + sc[r] - 0.8 * k + 0.5 / ctx.ratios[r] - 0.05 * ctx.my_prod[r]
                 if v < best_v:
                     best, best_v = r, v
             hand[best] -= 1
             out[best] += 1
         cards = _vec(out)
-        action: Action = GiveBack(cards) if give_back else Discard(cards)
-        if len(legal) <= 400 and action not in legal:
-            return None
-        return action
+        return GiveBack(cards) if give_back else Discard(cards)
 
     # -- before the roll ------------------------------------------------------------------
 

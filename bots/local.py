@@ -7,6 +7,8 @@ bots (the random bot) never read it.
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -92,10 +94,15 @@ def play_game(
     ]
     decisions = 0
     acts = [b.act for b in bots]
+    loop: asyncio.AbstractEventLoop | None = None
+    if any(inspect.iscoroutinefunction(a) for a in acts):
+        loop = asyncio.new_event_loop()  # async bots run in-process too
     while s.phase != _GAME_OVER:
         seat = to_act(s)[0]
         legal = legal_actions(s, seat)
         action = acts[seat](LazyView(s, seat), legal)
+        if loop is not None and inspect.isawaitable(action):
+            action = loop.run_until_complete(action)
         try:
             events = apply(s, action, seat)
         except RulesError as exc:

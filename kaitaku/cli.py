@@ -68,19 +68,20 @@ def _bot(args: argparse.Namespace) -> int:
     import json
     import logging
 
-    from bots import BUILTIN_BOTS
+    from bots import make_bot
     from bots.client import run_bot
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     host, _, port = args.connect.rpartition(":")
-    if args.bot not in BUILTIN_BOTS:
-        print(f"unknown bot {args.bot!r}; built-in: {', '.join(BUILTIN_BOTS)}", file=sys.stderr)
+    try:
+        bot = make_bot(args.bot, args.seed)
+    except (ValueError, ImportError, AttributeError, TypeError) as exc:
+        print(f"kaitaku bot: {exc}", file=sys.stderr)
         return 2
-    bot = BUILTIN_BOTS[args.bot](args.seed)
     create = json.loads(args.create) if args.create else None
     outcome = asyncio.run(run_bot(bot, host or "127.0.0.1", int(port), name=args.name,
                                   table=args.table, seat=args.seat, key=args.key,
-                                  create=create))
+                                  create=create, budget=args.budget))
     print(json.dumps({"table": outcome.table, "seat": outcome.seat, "winner": outcome.winner,
                       "scores": outcome.scores, "actions": outcome.actions}), flush=True)
     return 0 if outcome.finished else 1
@@ -125,7 +126,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     bot = sub.add_parser("bot", help="run a bot that joins a server's table")
     bot.add_argument("--connect", required=True, metavar="HOST:PORT")
-    bot.add_argument("--bot", default="random", help="random or greedy")
+    bot.add_argument("--bot", default="random",
+                     help="random, greedy, heuristic, or module:Class (your own bot)")
+    bot.add_argument("--budget", type=float, default=None, metavar="SECONDS",
+                     help="time per decision; a slower or failing bot plays a safe fallback")
     bot.add_argument("--table", help="table id to join")
     bot.add_argument("--seat", type=int, default=None)
     bot.add_argument("--key", default=None, help="seat key given by the server")

@@ -1,0 +1,212 @@
+"""The heuristic bot: legal in every variant, strong, fast, and it negotiates."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pytest
+
+from bots import BUILTIN_BOTS, GreedyBot, RandomBot, play_game
+from bots.base import Bot
+from bots.heuristic import HeuristicBot
+from protocol.rules import (
+    AcceptTrade,
+    Action,
+    ConfirmTrade,
+    Event,
+    GameState,
+    MoveRobber,
+    OfferTrade,
+    Phase,
+    Settings,
+    apply,
+    legal_actions,
+    new_game,
+    observe,
+    to_act,
+    validate,
+)
+from protocol.rules.board import HEX_NODES
+
+
+def _bot(seed: int) -> HeuristicBot:
+    bot = HeuristicBot(seed)
+    bot.raise_errors = True  # internal errors fail the test instead of the safe fallback
+    return bot
+
+
+def _settings(base: Settings, **kw: Any) -> Settings:
+    d = base.to_dict()
+    d.update(kw)
+    return Settings(**d)
+
+
+VARIANTS = {
+    "4p": Settings(players=4, turn_cap=1000),
+    "3p": Settings(players=3, turn_cap=1000),
+    "2p": Settings(players=2, turn_cap=1000),
+    "sea3d-4p": _settings(Settings.sea3d(4), turn_cap=1000),
+    "sea3d-3p": _settings(Settings.sea3d(3), turn_cap=1000),
+    "sea3d-2p": _settings(Settings.sea3d(2), turn_cap=1000),
+    "strict-8vp": Settings(players=4, vp_target=8, strict_phases=True, turn_cap=1000),
+}
+
+
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_full_games_without_an_illegal_action(name: str) -> None:
+    settings = VARIANTS[name]
+    n = settings.players
+    for seed in range(3):
+        # all heuristic (they trade with each other) and mixed with random bots
+        bots: list[Bot] = [_bot(seed * 10 + q) for q in range(n)]
+        result = play_game(bots, settings, seed, keep_log=False)
+        assert result.winner is not None
+        mixed: list[Bot] = [_bot(seed) if q == seed % n else RandomBot(seed * 10 + q)
+                            for q in range(n)]
+        result = play_game(mixed, settings, 100 + seed, keep_log=False)
+        assert result.winner is not None
+
+
+def test_registered_as_a_builtin_bot() -> None:
+    assert BUILTIN_BOTS["heuristic"] is HeuristicBot
+    assert isinstance(BUILTIN_BOTS["heuristic"](None), HeuristicBot)
+
+
+def test_wins_most_games_against_three_random_bots() -> None:
+    wins = 0
+    games = 20
+    for seed in range(games):
+        seat = seed % 4
+        bots: list[Bot] = [RandomBot(seed * 10 + q) for q in range(4)]
+        bots[seat] = _bot(seed)
+        wins += play_game(bots, Settings(turn_cap=1000), seed, keep_log=False).winner == seat
+    assert wins >= 18
+
+
+def test_beats_greedy_bots_more_than_its_share() -> None:
+    wins = 0
+    games = 24
+    for seed in range(games):
+        seat = seed % 4
+        bots: list[Bot] = [GreedyBot(seed * 10 + q) for q in range(4)]
+        bots[seat] = _bot(seed)
+        wins += play_game(bots, Settings(turn_cap=1000), seed, keep_log=False).winner == seat
+    assert wins >= 10  # a fair share is 6
+
+
+class _Timed(Bot):
+    def __init__(self, inner: Bot) -> None:
+        self.inner = inner
+        self.times: list[float] = []
+
+    def act(self, view: Mapping[str, Any], legal: Sequence[Action]) -> Action:
+        t = time.perf_counter()
+        action = self.inner.act(view, legal)
+        self.times.append(time.perf_counter() - t)
+        return action
+
+    def on_events(self, seat: int, events: Sequence[Event]) -> None:
+        self.inner.on_events(seat, events)
+
+
+def test_decisions_are_fast() -> None:
+    times: list[float] = []
+    for seed in range(3):
+        bots = [_Timed(_bot(seed * 4 + q)) for q in range(4)]
+        play_game(bots, Settings(turn_cap=1000), seed, keep_log=False)
+        for b in bots:
+            times.extend(b.times)
+    assert len(times) > 500
+    assert sum(times) / len(times) < 0.005
+
+
+TARGET = 10
+
+
+def test_proposes_valid_domestic_trades_and_respects_the_leader_rule() -> None:
+    counts: Counter[str] = Counter()
+    for seed in range(4):
+        bots: list[Bot] = [_bot(seed * 10 + q) for q in range(4)]
+
+        def hook(s: GameState, seat: int, action: Action, events: list[Event]) -> None:
+            counts[action.name] += 1
+            if isinstance(action, OfferTrade):
+                assert sum(action.give) > 0 and sum(action.get) > 0
+                assert not any(action.give[r] and action.get[r] for r in range(5))
+                assert action.to is None
+            if isinstance(action, ConfirmTrade):
+                # the vp seen before the trade: trades never help a seat near the target
+                assert s.vp[action.seat] < TARGET - 2
+            if isinstance(action, AcceptTrade):
+                assert s.trade is None or s.vp[s.trade.offerer] < TARGET - 2
+
+        play_game(bots, Settings(turn_cap=1000), seed, keep_log=False, on_step=hook)
+    assert counts["offer_trade"] >= 10
+    assert counts["confirm_trade"] >= 1
+    assert counts["accept_trade"] >= 1
+    # at most two offers a turn: never more offers than twice the turns played
+    assert counts["offer_trade"] <= 2 * counts["end_turn"] + 8
+
+
+def test_offers_pass_the_engines_validation() -> None:
+    """Drive a game by hand and validate every offer before applying it."""
+    s = new_game(Settings(players=4, turn_cap=1000), 7)
+    bots = [_bot(q) for q in range(4)]
+    offers = 0
+    while s.phase != Phase.GAME_OVER:
+        seat = to_act(s)[0]
+        legal = legal_actions(s, seat)
+        action = bots[seat].act(observe(s, seat), legal)
+        if isinstance(action, OfferTrade):
+            validate(s, action, seat)
+            offers += 1
+        else:
+            assert action in legal
+        apply(s, action, seat)
+    assert offers > 0
+
+
+def test_two_player_token_actions_and_neutral_pieces_are_used() -> None:
+    counts: Counter[str] = Counter()
+    for seed in range(6):
+        bots: list[Bot] = [_bot(seed * 10), _bot(seed * 10 + 1)]
+        play_game(bots, Settings(players=2, turn_cap=1000), seed, keep_log=False,
+                  on_step=lambda s, seat, a, e: counts.update([a.name]))
+    assert counts["token_forced_trade"] > 0
+    assert counts["give_back"] == counts["token_forced_trade"]
+    assert counts["token_robber_home"] > 0
+    assert counts["build_neutral_road"] > 0
+    assert counts["build_neutral_settlement"] > 0
+
+
+def test_the_robber_never_goes_on_its_own_buildings() -> None:
+    for seed in range(4):
+        seat = seed % 4
+        bots: list[Bot] = [GreedyBot(seed * 10 + q) for q in range(4)]
+        bots[seat] = _bot(seed)
+
+        def hook(s: GameState, p: int, action: Action, events: list[Event],
+                 seat: int = seat) -> None:
+            if p == seat and isinstance(action, MoveRobber):
+                assert all(s.node_owner[n] != seat for n in HEX_NODES[action.hex])
+
+        play_game(bots, Settings(turn_cap=1000), seed, keep_log=False, on_step=hook)
+
+
+def test_discard_keeps_the_cards_of_a_city() -> None:
+    s = new_game(Settings(players=4), 3)
+    bot = _bot(0)
+    while s.phase != Phase.MAIN:  # set-up by the bot itself
+        seat = to_act(s)[0]
+        apply(s, bot.act(observe(s, seat), legal_actions(s, seat)), seat)
+    p = s.current
+    s.hands[p] = [3, 0, 1, 2, 3]  # a city (2 grain + 3 ore) and junk lumber / wool
+    s.phase = Phase.DISCARD
+    s.discard_owed[p] = 4
+    legal = legal_actions(s, p)
+    action = bot.act(observe(s, p), legal)
+    assert action in legal
+    assert action.cards == (3, 0, 1, 0, 0)  # type: ignore[attr-defined]
