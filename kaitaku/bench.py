@@ -9,7 +9,7 @@ import sys
 import time
 from typing import Any
 
-from bots import RandomBot, play_game
+from bots import Bot, RandomBot, play_game
 from protocol.rules import Settings, legal_actions, observe, to_act
 from protocol.rules import apply as apply_action
 from protocol.rules import new_game as make_game
@@ -253,3 +253,92 @@ def main_server(games: int, concurrency: int, players: int, as_json: bool) -> in
         for k, v in result.items():
             print(f"{k:>16}: {v}")
     return 0 if result["errors"] == 0 else 1
+
+
+# --- bot strength benchmark -----------------------------------------------------------
+
+
+def _wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval of a win rate."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = wins / n
+    d = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / d
+    half = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / d
+    return (round(max(0.0, centre - half), 4), round(min(1.0, centre + half), 4))
+
+
+class _Timed(Bot):
+    """Wraps a bot and records how long each decision takes."""
+
+    def __init__(self, bot: Bot, times: list[float]) -> None:
+        self.bot = bot
+        self.times = times
+        self.name = bot.name
+
+    def act(self, view: Any, legal: Any) -> Any:
+        t = time.perf_counter()
+        action = self.bot.act(view, legal)
+        self.times.append(time.perf_counter() - t)
+        return action
+
+    def on_events(self, seat: int, events: Any) -> None:
+        self.bot.on_events(seat, events)
+
+    def on_game_over(self, view: Any) -> None:
+        self.bot.on_game_over(view)
+
+
+def bench_bots(games: int, bots: list[str], seed: int, players: int = 4) -> dict[str, Any]:
+    """Each bot against ``players - 1`` copies of each other bot, seats rotated."""
+    from bots import make_bot
+
+    times: dict[str, list[float]] = {b: [] for b in bots}
+    pairings = []
+    for hero in bots:
+        for villain in bots:
+            if villain == hero:
+                continue
+            wins = 0
+            for g in range(games):
+                seat = g % players
+                lineup = []
+                for q in range(players):
+                    spec = hero if q == seat else villain
+                    bot = make_bot(spec, seed * 7919 + g * 16 + q)
+                    lineup.append(_Timed(bot, times[spec]))
+                result = play_game(lineup, Settings(players=players, turn_cap=ENGINE_TURN_CAP),
+                                   seed * 1_000_003 + g, keep_log=False)
+                wins += result.winner == seat
+            pairings.append({
+                "bot": hero,
+                "opponents": [villain] * (players - 1),
+                "games": games,
+                "wins": wins,
+                "win_rate": round(wins / games, 4),
+                "ci95": list(_wilson(wins, games)),
+            })
+    decision_ms = {}
+    for b, ts in times.items():
+        ts.sort()
+        if ts:
+            decision_ms[b] = {
+                "mean": round(sum(ts) / len(ts) * 1000, 4),
+                "p99": round(ts[min(len(ts) - 1, int(0.99 * len(ts)))] * 1000, 4),
+            }
+    return {"players": players, "pairings": pairings, "decision_ms": decision_ms}
+
+
+def main_bots(games: int, bots: list[str], seed: int, as_json: bool) -> int:
+    result = bench_bots(games, bots, seed)
+    if as_json:
+        print(json.dumps(result))
+        return 0
+    for p in result["pairings"]:
+        lo, hi = p["ci95"]
+        print(f"{p['bot']:>10} vs 3 x {p['opponents'][0]:<10} {p['wins']:>5}/{p['games']:<5} "
+              f"{p['win_rate']:.1%}  (95% CI {lo:.1%}-{hi:.1%})")
+    for b, d in result["decision_ms"].items():
+        print(f"{b:>10}: decision {d['mean']:.3f} ms mean, {d['p99']:.3f} ms p99")
+    return 0

@@ -21,6 +21,12 @@ def _bench_server(args: argparse.Namespace) -> int:
     return main_server(args.games, args.concurrency, args.players, args.json)
 
 
+def _bench_bots(args: argparse.Namespace) -> int:
+    from .bench import main_bots
+
+    return main_bots(args.games, [b for b in args.bots.split(",") if b], args.seed, args.json)
+
+
 def _play(args: argparse.Namespace) -> int:
     from .terminal import run
 
@@ -109,6 +115,13 @@ def build_parser() -> argparse.ArgumentParser:
     bsrv.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
     bsrv.add_argument("--json", action="store_true", help="print one JSON object")
     bsrv.set_defaults(func=_bench_server)
+    bbots = bsub.add_parser("bots", help="bot strength: each bot against three of each other")
+    bbots.add_argument("--games", type=int, default=100, help="games per pairing")
+    bbots.add_argument("--bots", default="random,greedy,heuristic",
+                       help="comma-separated bot specs (built-in names or module:Class)")
+    bbots.add_argument("--seed", type=int, default=1)
+    bbots.add_argument("--json", action="store_true", help="print one JSON object")
+    bbots.set_defaults(func=_bench_bots)
 
     srv = sub.add_parser("server", help="run a headless game server")
     srv.add_argument("--host", default="127.0.0.1",
