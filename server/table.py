@@ -114,11 +114,12 @@ def default_action(game: GameState, seat: int, rng: random.Random) -> Action:
 
 
 def deciding_seats(game: GameState) -> set[int]:
-    """Seats that owe a decision (the offerer of a trade may always act)."""
-    seats = set(to_act(game))
-    if game.phase == Phase.TRADE:
-        seats.add(game.current)
-    return seats
+    """Seats that owe a decision (they get ``legal`` lists and turn timers).
+
+    During a trade offer these are the addressed seats that have not answered;
+    the offerer is prompted once they all have. (The offerer may confirm or
+    cancel earlier: those actions are accepted whenever they are legal.)"""
+    return set(to_act(game))
 
 
 class Table:
@@ -463,9 +464,9 @@ class Table:
         if not seat.auto or i not in deciding_seats(game):
             return
         if self._stand_in is None:
-            from bots import GreedyBot  # the stand-in sees only the seat's view
+            from bots import HeuristicBot  # the stand-in sees only the seat's view
 
-            self._stand_in = GreedyBot(self.seed)
+            self._stand_in = HeuristicBot(self.seed)
         legal = legal_actions(game, i)
         self._server_act(i, self._stand_in.act(observe(game, i), legal), "stand-in")
 

@@ -127,3 +127,25 @@ def test_make_bot_loads_builtins_and_module_class() -> None:
         make_bot("nonsense")
     with pytest.raises(AttributeError):
         make_bot("tests.bots.test_sdk:Missing")
+
+
+async def test_every_builtin_bot_plays_over_tcp_without_an_illegal_action() -> None:
+    for players, specs in ((4, ["heuristic", "greedy", "random", "heuristic"]),
+                           (2, ["heuristic", "greedy"])):
+        srv = Server("127.0.0.1", 0, spawn_bots=False)
+        await srv.start()
+        try:
+            bots = [make_bot(spec, i) for i, spec in enumerate(specs)]
+            creator = asyncio.ensure_future(run_bot(
+                bots[0], "127.0.0.1", srv.port, name="b0",
+                create={"settings": {"players": players}}))
+            while not srv.tables:
+                await asyncio.sleep(0.01)
+            (tid,) = srv.tables
+            others = [asyncio.ensure_future(run_bot(b, "127.0.0.1", srv.port, name=f"b{i}",
+                                                    table=tid))
+                      for i, b in enumerate(bots[1:], 1)]
+            outcomes = await asyncio.wait_for(asyncio.gather(creator, *others), 120)
+            assert all(o.finished and o.rejected == 0 and o.fallbacks == 0 for o in outcomes)
+        finally:
+            await srv.close()
