@@ -8,10 +8,22 @@ later, over the network through the bot SDK.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from protocol.rules import Action, Event
+
+
+def safe_action(legal: Sequence[Action], rng: random.Random) -> Action:
+    """The action to take when there is no time to think (a turn timer ran out,
+    a bot was too slow or failed): roll, end the turn, reject or cancel a trade;
+    any other decision is a random legal choice."""
+    by_name = {a.name: a for a in legal}
+    for name in ("roll_dice", "end_turn", "reject_trade", "cancel_trade"):
+        if name in by_name:
+            return by_name[name]
+    return legal[int(rng.random() * len(legal))]
 
 
 class Bot:

@@ -23,7 +23,7 @@ from typing import Any
 from protocol.rules import EVENT_TYPES, Action, RulesError, action_from_dict
 from protocol.wire import CLIENT, VERSION_STRING, Connection, Message, ProtocolError
 
-from .base import Bot
+from .base import Bot, safe_action
 
 log = logging.getLogger("kaitaku.bot")
 
@@ -171,16 +171,7 @@ class BotClient:
         except Exception:
             log.exception("%s: the bot failed; playing a fallback", self.name)
         self.outcome.fallbacks += 1
-        return fallback_action(legal, self._random)
-
-
-def fallback_action(legal: list[Action], rng: random.Random) -> Action:
-    """Roll, end the turn, reject or cancel a trade; else a random legal action."""
-    by_name = {a.name: a for a in legal}
-    for name in ("roll_dice", "end_turn", "reject_trade", "cancel_trade"):
-        if name in by_name:
-            return by_name[name]
-    return legal[int(rng.random() * len(legal))]
+        return safe_action(legal, self._random)
 
 
 def _event(d: dict[str, Any]) -> Any:

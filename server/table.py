@@ -102,15 +102,12 @@ class Seat:
 
 
 def default_action(game: GameState, seat: int, rng: random.Random) -> Action:
-    """What a seat does when its time runs out: roll, end the turn, reject or
-    cancel a trade; any other decision (discard, robber, placement, ...) is a
-    random legal choice."""
-    legal = legal_actions(game, seat)
-    by_name = {a.name: a for a in legal}
-    for name in ("roll_dice", "end_turn", "reject_trade", "cancel_trade"):
-        if name in by_name:
-            return by_name[name]
-    return legal[int(rng.random() * len(legal))]
+    """What a seat does when its time runs out (:func:`bots.base.safe_action`):
+    roll, end the turn, reject or cancel a trade; any other decision (discard,
+    robber, placement, ...) is a random legal choice."""
+    from bots.base import safe_action
+
+    return safe_action(legal_actions(game, seat), rng)
 
 
 def deciding_seats(game: GameState) -> set[int]:
