@@ -107,7 +107,10 @@ class Server:
                 elif seat.kind != "empty" and table.status == "playing":
                     loop.call_later(table_module.GRACE, table.submit, "grace", (i, seat.epoch))
             for token, seat_no in st.tokens.items():
-                self.resumable[token] = (table.id, seat_no)
+                if table.status == "playing":  # waiting seats were freed above
+                    self.resumable[token] = (table.id, seat_no)
+                else:
+                    self.storage.drop_token(token)
             self._attach(table)
             self._launch_bots(table, spawn)
             log.info("table %s restored at version %d (%s)", table.id, table.version,
