@@ -34,6 +34,8 @@ MAX_PER_ADDRESS = 256
 """Connections from one address (the server's own bots come from loopback)."""
 MAX_TABLES_PER_CONNECTION = 4
 """Tables one connection may create."""
+FINISHED_TTL = 600.0
+"""Seconds a finished table stays listed (its log stays in the database)."""
 
 
 class Server:
@@ -70,11 +72,23 @@ class Server:
 
     def _attach(self, table: Table) -> None:
         table.on_bots_needed = self._launch_bots
+        table.on_finished = self._forget_later
         if self.storage is not None:
             table.on_applied = self._persist_action
             table.on_changed = self.storage.save_table
         self.tables[table.id] = table
         table.task = self._spawn(table.run())
+
+    def _forget_later(self, table: Table) -> None:
+        """A finished table leaves the list after FINISHED_TTL; its task ends."""
+
+        def forget() -> None:
+            if self.tables.get(table.id) is table:
+                del self.tables[table.id]
+                table.submit("stop", None)
+                log.info("table %s removed from the list", table.id)
+
+        asyncio.get_running_loop().call_later(FINISHED_TTL, forget)
 
     def _persist_action(self, table: Table, seat: int, action: Any,
                         outcome: tuple[int, ...] | None) -> None:

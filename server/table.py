@@ -140,6 +140,7 @@ class Table:
         self.on_bots_needed: Any = None  # set by the server: callback(table, seats)
         self.on_applied: Any = None  # set by the server: callback(table, seat, action, outcome)
         self.on_changed: Any = None  # set by the server: callback(table) on seats/status
+        self.on_finished: Any = None  # set by the server: callback(table) at game over
         self.rng = random.Random(self.seed ^ 0x5EED)  # default actions (not the game's RNG)
         self.history: deque[tuple[int, list[Any]]] = deque(maxlen=EVENT_MEMORY)
         self._stand_in: Any = None
@@ -502,3 +503,5 @@ class Table:
             for sess, _ in self.members():
                 sess.send({"type": "game_over", "winner": winner, "scores": scores})
             self.broadcast_table()
+            if self.on_finished is not None:
+                self.on_finished(self)

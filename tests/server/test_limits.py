@@ -240,3 +240,17 @@ async def test_malformed_bodies_are_refused_and_closed(server: Server, connect: 
     ok = await connect("good")
     await ok.send({"type": "list_tables"})
     assert (await ok.recv_type("tables"))["type"] == "tables"
+
+
+async def test_finished_tables_leave_the_list(server: Server, connect: Connect,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    from .conftest import run_bot_game
+
+    monkeypatch.setattr("server.app.FINISHED_TTL", 0.2)
+    game = await run_bot_game(server, {"players": 3}, ["random", "random", "random"], 5)
+    assert all(o.finished for o in game.outcomes)
+    for _ in range(100):
+        if not server.tables:
+            break
+        await asyncio.sleep(0.02)
+    assert server.tables == {}
