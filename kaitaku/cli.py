@@ -27,6 +27,18 @@ def _bench_bots(args: argparse.Namespace) -> int:
     return main_bots(args.games, [b for b in args.bots.split(",") if b], args.seed, args.json)
 
 
+def _league(args: argparse.Namespace) -> int:
+    from .league import main as league_main
+
+    return league_main(args)
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from .report import main_replay
+
+    return main_replay(args.game_id, args.db, args.step)
+
+
 def _play(args: argparse.Namespace) -> int:
     from .terminal import run
 
@@ -151,6 +163,37 @@ def build_parser() -> argparse.ArgumentParser:
     bot.add_argument("--name", default="bot")
     bot.add_argument("--seed", type=int, default=None)
     bot.set_defaults(func=_bot)
+
+    lg = sub.add_parser("league", help="a bot league: many seeded games, rated (openskill)")
+    lg.add_argument("--entry", action="append", default=[], metavar="NAME=SPEC",
+                    help="an entry: NAME=random|greedy|heuristic|module:Class, or "
+                         "NAME='cmd:COMMAND' run per game with {host} {port} {table} {seat} "
+                         "{key} {python} {bot_seed} filled in (see docs/LEAGUE.md); repeat")
+    lg.add_argument("--games", type=int, default=100,
+                    help="games in the league, rounded up to balanced blocks (default 100)")
+    lg.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
+    lg.add_argument("--workers", type=int, default=None,
+                    help="worker processes (default: CPU count; 1 plays in-process)")
+    lg.add_argument("--cluster", default=None, metavar="tcp://HOST:8786",
+                    help="run the games on a dask.distributed scheduler instead")
+    lg.add_argument("--db", default="league.db",
+                    help="SQLite file (default league.db in the current directory)")
+    lg.add_argument("--report", default=None, metavar="DIR",
+                    help="write index.html and report.md to DIR")
+    lg.add_argument("--seed", type=int, default=1)
+    lg.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS",
+                    help="a game running longer is recorded as failed (default 300)")
+    lg.add_argument("--retry-failed", action="store_true",
+                    help="play the games stored as failed again (default: keep them)")
+    lg.add_argument("--json", action="store_true", help="print one JSON object")
+    lg.add_argument("--quiet", action="store_true", help="no progress line on stderr")
+    lg.set_defaults(func=_league)
+
+    rp = sub.add_parser("replay", help="print a stored league game turn by turn")
+    rp.add_argument("game_id", type=int, metavar="GAME_ID")
+    rp.add_argument("--db", default="league.db", help="SQLite file (default league.db)")
+    rp.add_argument("--step", action="store_true", help="wait for Enter after each turn")
+    rp.set_defaults(func=_replay)
 
     play = sub.add_parser("play", help="play a game (for now: bots in the terminal)")
     play.add_argument("--bots", nargs="+", default=["greedy", "greedy", "random", "greedy"],

@@ -70,7 +70,9 @@ class Server:
 
     # -- durability -------------------------------------------------------------------
 
-    def _attach(self, table: Table) -> None:
+    def attach_table(self, table: Table) -> None:
+        """Register a table and start its task (also for tables made outside the lobby,
+        e.g. a league game with a chosen seed)."""
         table.on_bots_needed = self._launch_bots
         table.on_finished = self._forget_later
         if self.storage is not None:
@@ -125,7 +127,7 @@ class Server:
                     self.resumable[token] = (table.id, seat_no)
                 else:
                     self.storage.drop_token(token)
-            self._attach(table)
+            self.attach_table(table)
             self._launch_bots(table, spawn)
             log.info("table %s restored at version %d (%s)", table.id, table.version,
                      table.status)
@@ -277,7 +279,7 @@ class Server:
         table_id = secrets.token_hex(4)
         table = Table(table_id, msg.get("name") or f"table {len(self.tables) + 1}",
                       settings, sess.id, timer)
-        self._attach(table)
+        self.attach_table(table)
         log.info("table %s created by %s: %s, bots %s", table_id, sess.name,
                  settings.to_dict(), bots)
         spawn = table.reserve_bots(list(bots))
