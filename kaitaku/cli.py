@@ -196,8 +196,9 @@ def build_parser() -> argparse.ArgumentParser:
     rp.set_defaults(func=_replay)
 
     play = sub.add_parser("play", help="play a game (for now: bots in the terminal)")
-    play.add_argument("--bots", nargs="+", default=["greedy", "greedy", "random", "greedy"],
-                      choices=("random", "greedy"),
+    play.add_argument("--bots", nargs="+",
+                      default=["heuristic", "greedy", "random", "heuristic"],
+                      choices=("random", "greedy", "heuristic"),
                       help="one bot per seat: 2 bots play the 2-player variant")
     play.add_argument("--seed", type=int, default=None)
     play.add_argument("--delay", type=float, default=0.0, help="seconds between lines")
