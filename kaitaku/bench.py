@@ -9,7 +9,7 @@ import sys
 import time
 from typing import Any
 
-from bots import Bot, RandomBot, play_game
+from bots import RandomBot, play_game
 from protocol.rules import Settings, legal_actions, observe, to_act
 from protocol.rules import apply as apply_action
 from protocol.rules import new_game as make_game
@@ -269,32 +269,13 @@ def _wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return (round(max(0.0, centre - half), 4), round(min(1.0, centre + half), 4))
 
 
-class _Timed(Bot):
-    """Wraps a bot and records how long each decision takes."""
-
-    def __init__(self, bot: Bot, times: list[float]) -> None:
-        self.bot = bot
-        self.times = times
-        self.name = bot.name
-
-    def act(self, view: Any, legal: Any) -> Any:
-        t = time.perf_counter()
-        action = self.bot.act(view, legal)
-        self.times.append(time.perf_counter() - t)
-        return action
-
-    def on_events(self, seat: int, events: Any) -> None:
-        self.bot.on_events(seat, events)
-
-    def on_game_over(self, view: Any) -> None:
-        self.bot.on_game_over(view)
-
-
 def bench_bots(games: int, bots: list[str], seed: int, players: int = 4) -> dict[str, Any]:
     """Each bot against ``players - 1`` copies of each other bot, seats rotated."""
     from bots import make_bot
 
-    times: dict[str, list[float]] = {b: [] for b in bots}
+    from .league import timed
+
+    times: dict[str, list[float]] = {b: [] for b in bots}  # microseconds
     pairings = []
     for hero in bots:
         for villain in bots:
@@ -307,7 +288,7 @@ def bench_bots(games: int, bots: list[str], seed: int, players: int = 4) -> dict
                 for q in range(players):
                     spec = hero if q == seat else villain
                     bot = make_bot(spec, seed * 7919 + g * 16 + q)
-                    lineup.append(_Timed(bot, times[spec]))
+                    lineup.append(timed(bot, times[spec]))
                 result = play_game(lineup, Settings(players=players, turn_cap=ENGINE_TURN_CAP),
                                    seed * 1_000_003 + g, keep_log=False)
                 wins += result.winner == seat
@@ -324,8 +305,8 @@ def bench_bots(games: int, bots: list[str], seed: int, players: int = 4) -> dict
         ts.sort()
         if ts:
             decision_ms[b] = {
-                "mean": round(sum(ts) / len(ts) * 1000, 4),
-                "p99": round(ts[min(len(ts) - 1, int(0.99 * len(ts)))] * 1000, 4),
+                "mean": round(sum(ts) / len(ts) / 1000, 4),
+                "p99": round(ts[min(len(ts) - 1, int(0.99 * len(ts)))] / 1000, 4),
             }
     return {"players": players, "pairings": pairings, "decision_ms": decision_ms}
 

@@ -181,10 +181,13 @@ class GameTimeout(RuntimeError):
     """A game ran past its time limit."""
 
 
-class _Timed(Bot):
-    """Records each decision's time (microseconds) and enforces the game deadline."""
+class TimedBot(Bot):
+    """Records each decision's time (microseconds) and enforces the game deadline.
 
-    def __init__(self, bot: Bot, times: list[float], deadline: float) -> None:
+    Use :func:`timed`, which keeps a bot that does not listen to events a
+    non-listener (the runner then skips redacting events for it)."""
+
+    def __init__(self, bot: Bot, times: list[float], deadline: float = math.inf) -> None:
         self.bot = bot
         self.times = times
         self.deadline = deadline
@@ -203,9 +206,15 @@ class _Timed(Bot):
         self.bot.on_game_over(view)
 
 
-class _TimedListening(_Timed):
+class _TimedListening(TimedBot):
     def on_events(self, seat: int, events: Any) -> None:
         self.bot.on_events(seat, events)
+
+
+def timed(bot: Bot, times: list[float], deadline: float = math.inf) -> TimedBot:
+    """``bot``, timed (microseconds into ``times``), with a game deadline."""
+    cls = _TimedListening if type(bot).on_events is not Bot.on_events else TimedBot
+    return cls(bot, times, deadline)
 
 
 def rank_seats(vp: Sequence[int], winner: int | None) -> list[int]:
@@ -247,8 +256,7 @@ def play_task(task: GameTask) -> GameOutcome:
             lineup: list[Bot] = []
             for q, spec in enumerate(task.specs):
                 bot = make_bot(spec, task.seed * 8 + q)
-                cls = _TimedListening if type(bot).on_events is not Bot.on_events else _Timed
-                lineup.append(cls(bot, times[q], deadline))
+                lineup.append(timed(bot, times[q], deadline))
             result = play_game(lineup, settings, task.seed, on_step=hook)
             winner, turns, decisions, final = (result.winner, result.turns, result.decisions,
                                                result.state)
