@@ -258,7 +258,7 @@ def main_server(games: int, concurrency: int, players: int, as_json: bool) -> in
 # --- bot strength benchmark -----------------------------------------------------------
 
 
-def _wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
+def wilson_interval(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
     """95% Wilson score interval of a win rate."""
     if n == 0:
         return (0.0, 1.0)
@@ -298,7 +298,7 @@ def bench_bots(games: int, bots: list[str], seed: int, players: int = 4) -> dict
                 "games": games,
                 "wins": wins,
                 "win_rate": round(wins / games, 4),
-                "ci95": list(_wilson(wins, games)),
+                "ci95": list(wilson_interval(wins, games)),
             })
     decision_ms = {}
     for b, ts in times.items():

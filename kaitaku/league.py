@@ -31,7 +31,7 @@ from typing import Any
 from bots import Bot, make_bot, play_game
 from protocol.rules import Action, Event, GameLog, GameState, Settings
 
-from .bench import ENGINE_TURN_CAP, _wilson
+from .bench import ENGINE_TURN_CAP, wilson_interval
 
 DEFAULT_DB = "league.db"
 """The default database: ``league.db`` in the current directory."""
@@ -537,7 +537,7 @@ class Standing:
         return d[min(len(d) - 1, int(0.99 * len(d)))] / 1000
 
     def to_dict(self) -> dict[str, Any]:
-        lo, hi = _wilson(self.wins, self.games)
+        lo, hi = wilson_interval(self.wins, self.games)
         return {
             "name": self.name, "mu": round(self.mu, 4), "sigma": round(self.sigma, 4),
             "ordinal": round(self.ordinal, 4), "games": self.games, "wins": self.wins,
@@ -797,7 +797,7 @@ def format_table(result: LeagueResult) -> str:
             f"{'wins':>5} {'win rate (95% CI)':>22} {'mean VP':>8} {'ms/dec':>8} {'failed':>6}")
     lines = [head, "-" * len(head)]
     for i, s in enumerate(result.standings.entries, 1):
-        lo, hi = _wilson(s.wins, s.games)
+        lo, hi = wilson_interval(s.wins, s.games)
         lines.append(
             f"{i:>2} {s.name:<16} {s.ordinal:>8.2f} {s.mu:>7.2f} {s.sigma:>6.2f} {s.games:>6} "
             f"{s.wins:>5} {s.win_rate:>7.1%} ({lo:>5.1%}-{hi:>5.1%}) {s.mean_vp:>8.2f} "

@@ -15,7 +15,7 @@ from typing import Any
 
 from protocol.rules import GameLog, apply, new_game
 
-from .bench import _wilson
+from .bench import wilson_interval
 from .league import (
     Standings,
     StoredGame,
@@ -81,7 +81,7 @@ def _chart(standings: Standings, games: int, width: int = 900, height: int = 320
 def _standings_rows(standings: Standings) -> list[list[str]]:
     rows = []
     for i, s in enumerate(standings.entries, 1):
-        lo, hi = _wilson(s.wins, s.games)
+        lo, hi = wilson_interval(s.wins, s.games)
         rows.append([str(i), s.name, f"{s.ordinal:.2f}", f"{s.mu:.2f}", f"{s.sigma:.2f}",
                      str(s.games), str(s.wins), f"{s.win_rate:.1%}", f"{lo:.1%}-{hi:.1%}",
                      f"{s.mean_vp:.2f}", f"{s.mean_decision_ms:.3f}",
