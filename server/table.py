@@ -62,12 +62,16 @@ MAX_LEGAL = 1000
 """Most actions listed in one ``legal`` message (only huge discards have more)."""
 
 
-def legal_message(game: GameState, seat: int, version: int) -> dict[str, Any]:
+def legal_message(game: GameState, seat: int, version: int,
+                  timer_ms: int | None = None) -> dict[str, Any]:
     """The ``legal`` message for ``seat``. A discard (or give-back) from a huge
     hand has more choices than fit: then an even spread of them is listed,
-    with ``truncated`` and the number of cards owed."""
+    with ``truncated`` and the number of cards owed. ``timer_ms``: the time
+    left for the decision when the table has a turn timer."""
     actions = legal_actions(game, seat)
     msg: dict[str, Any] = {"type": "legal", "version": version}
+    if timer_ms is not None and actions:
+        msg["timer_ms"] = timer_ms
     if len(actions) > MAX_LEGAL:
         step = len(actions) / MAX_LEGAL
         actions = [actions[int(i * step)] for i in range(MAX_LEGAL)]
@@ -319,10 +323,10 @@ class Table:
         self.version = 0
         log.info("table %s: game started (%s)", self.id, self.settings.to_dict())
         self.broadcast_table()
+        self._schedule()
         for sess, seat in self.members():
             sess.send({"type": "game_started", "table": self.id})
             self._send_state(sess, seat)
-        self._schedule()
 
     def _catch_up(self, sess: Session, seat: int | None, since: int) -> None:
         """Send the event batches after version ``since`` (redacted for ``seat``),
@@ -341,7 +345,7 @@ class Table:
             return
         sess.send({"type": "view", "version": self.version, "view": observe(self.game, seat)})
         if seat is not None:
-            sess.send(legal_message(self.game, seat, self.version))
+            sess.send(legal_message(self.game, seat, self.version, self._timer_ms(seat)))
 
     def _reply(self, seat: int, sess: Session | None, result: dict[str, Any]) -> None:
         s = self.seats[seat]
@@ -427,6 +431,13 @@ class Table:
             elif self.turn_timer and seat.deadline is None:
                 seat.deadline = now + self.turn_timer
 
+    def _timer_ms(self, i: int) -> int | None:
+        """Milliseconds left for seat ``i``'s pending decision (None: no timer)."""
+        deadline = self.seats[i].deadline
+        if deadline is None:
+            return None
+        return max(0, round((deadline - asyncio.get_running_loop().time()) * 1000))
+
     def _expire(self, now: float) -> None:
         game = self.game
         if game is None or self.status != "playing":
@@ -494,7 +505,7 @@ class Table:
                 sess.send({"type": "view", "version": self.version,
                            "view": observe(game, seat)})
             if seat is not None and (seat in deciding or over):
-                sess.send(legal_message(game, seat, self.version))
+                sess.send(legal_message(game, seat, self.version, self._timer_ms(seat)))
         if over:
             self.status = "finished"
             scores = [game.total_vp(q) for q in range(game.settings.players)]

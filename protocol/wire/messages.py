@@ -13,7 +13,7 @@ from typing import Any
 
 from .errors import ProtocolError
 
-PROTOCOL_VERSION = (1, 0)
+PROTOCOL_VERSION = (1, 1)
 VERSION_STRING = f"{PROTOCOL_VERSION[0]}.{PROTOCOL_VERSION[1]}"
 MAX_NAME = 32
 MAX_CHAT = 300
@@ -134,6 +134,9 @@ SPECS: dict[str, Spec] = {
                         optional=True),
         "discard": _f("int", "with truncated: how many cards to discard or give back",
                       optional=True),
+        "timer_ms": _f("int", "milliseconds left for this decision when the table has a "
+                       "turn timer (then the server plays a default action)",
+                       optional=True),
     }),
     "action": Spec(CLIENT, "Your action; the seat is your connection's.", {
         "seq": _f("int", "client sequence number, increasing; a repeat is answered again, "

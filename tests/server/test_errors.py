@@ -67,7 +67,7 @@ async def test_hello_with_a_newer_minor_version_is_welcome(server: Server,
     c = await connect(hello=False)
     await c.send({"type": "hello", "version": "1.9", "role": "player", "name": "minor"})
     welcome = await c.recv()
-    assert welcome["type"] == "welcome" and welcome["version"] == "1.0"
+    assert welcome["type"] == "welcome" and welcome["version"] == "1.1"
     assert welcome["session"] and welcome["resume_token"]
 
 

@@ -171,3 +171,25 @@ async def test_a_drop_during_a_discard_is_settled_by_a_stand_in(
     await _until(lambda: game.phase == Phase.MOVE_ROBBER)
     assert sum(game.hands[leaves]) == 4
     assert table.seats[leaves].auto
+
+
+async def test_legal_tells_the_time_left_for_the_decision(server: Server,
+                                                         connect: Connect) -> None:
+    tid, clients = await _table(server, connect, 3, timer=30)
+    table = server.tables[tid]
+    assert table.game is not None
+    first = to_act(table.game)[0]
+    legal = await clients[first].recv_until(lambda m: m["type"] == "legal" and m["actions"])
+    assert 25_000 < legal["timer_ms"] <= 30_000
+    other = (first + 1) % 3
+    idle = await clients[other].recv_type("legal")
+    assert idle["actions"] == [] and "timer_ms" not in idle
+
+
+async def test_no_timer_no_timer_ms(server: Server, connect: Connect) -> None:
+    tid, clients = await _table(server, connect, 3, timer=0)
+    table = server.tables[tid]
+    assert table.game is not None
+    first = to_act(table.game)[0]
+    legal = await clients[first].recv_until(lambda m: m["type"] == "legal" and m["actions"])
+    assert "timer_ms" not in legal

@@ -50,7 +50,8 @@ EXAMPLES: dict[str, dict[str, Any]] = {
     "events": {"type": "events", "version": 1,
                "events": [{"type": "dice_rolled", "seat": 0, "dice": [3, 4]}]},
     "legal": {"type": "legal", "version": 1, "actions": [
-        {"type": "discard", "cards": [3, 1, 0, 0, 0]}], "truncated": True, "discard": 4},
+        {"type": "discard", "cards": [3, 1, 0, 0, 0]}], "truncated": True, "discard": 4,
+              "timer_ms": 41250},
     "action": {"type": "action", "seq": 1, "action": {"type": "end_turn"}},
     "result": {"type": "result", "seq": 1, "ok": False, "code": "not_your_turn",
                "message": "it is seat 1's turn"},
@@ -257,8 +258,8 @@ def test_error_codes_are_identifiers() -> None:
 
 
 def test_version_constants() -> None:
-    assert PROTOCOL_VERSION == (1, 0)
-    assert VERSION_STRING == "1.0"
+    assert PROTOCOL_VERSION == (1, 1)
+    assert VERSION_STRING == "1.1"
     assert parse_version(VERSION_STRING) == PROTOCOL_VERSION
 
 

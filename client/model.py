@@ -1,0 +1,153 @@
+"""What the client knows: exactly what the server sent, nothing more.
+
+:class:`ClientModel` is plain data updated by :meth:`ClientModel.apply` from
+server messages (and from the network layer's ``_status`` notices). It has
+no pygame and no sockets, so it is tested directly. Scenes only read it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from protocol.rules import Action, RulesError, action_from_dict
+
+Message = dict[str, Any]
+
+#: connection states shown to the user
+CONNECTING, ONLINE, RECONNECTING, OFFLINE = "connecting", "online", "reconnecting", "offline"
+
+
+@dataclass
+class ClientModel:
+    # connection
+    connection: str = CONNECTING
+    connection_detail: str = ""  # e.g. the last error, or "attempt 3"
+    server_name: str | None = None
+    session: str | None = None
+    # lobby
+    tables: list[dict[str, Any]] = field(default_factory=list)
+    # the table we are at
+    table: str | None = None
+    seat: int | None = None  # None: spectating (or not at a table)
+    settings: dict[str, Any] | None = None
+    table_seats: list[dict[str, Any]] = field(default_factory=list)  # name, kind, connected, auto
+    table_status: str | None = None  # waiting, playing, finished
+    # the game
+    view: dict[str, Any] | None = None
+    version: int = 0
+    legal: list[Action] = field(default_factory=list)
+    legal_version: int = -1
+    legal_truncated: bool = False
+    discard_count: int | None = None  # with legal_truncated: cards to discard/give back
+    legal_at: float = 0.0  # time.monotonic() when the legal list arrived
+    timer_ms: int | None = None  # the decision's time limit, when the table has a timer
+    events: deque[Message] = field(default_factory=lambda: deque(maxlen=500))
+    dice: list[int] = field(default_factory=lambda: [0] * 13)  # histogram of rolls 2..12
+    chat: deque[Message] = field(default_factory=lambda: deque(maxlen=200))
+    game_over: Message | None = None
+    errors: deque[tuple[str, str]] = field(default_factory=lambda: deque(maxlen=20))
+    rejected: Message | None = None  # the last rejected action's result
+    changes: int = 0  # bumped on every apply (for caches)
+
+    def apply(self, msg: Message) -> None:
+        """Take one message from the server (or a ``_status`` from the network layer)."""
+        self.changes += 1
+        kind = msg.get("type")
+        if kind == "_status":
+            self.connection = msg["state"]
+            self.connection_detail = msg.get("detail", "")
+        elif kind == "welcome":
+            self.connection = ONLINE
+            self.connection_detail = ""
+            self.server_name = msg.get("server")
+            self.session = msg.get("session")
+        elif kind == "tables":
+            self.tables = list(msg["tables"])
+        elif kind == "joined":
+            if msg["table"] != self.table:
+                self._reset_game()
+            self.table = msg["table"]
+            self.seat = msg.get("seat")
+            self.settings = msg.get("settings")
+        elif kind == "table":
+            if msg["table"] == self.table:
+                self.table_seats = list(msg["seats"])
+                self.table_status = msg["status"]
+        elif kind == "left":
+            self.table = None
+            self.seat = None
+            self.settings = None
+            self.table_seats = []
+            self.table_status = None
+            self._reset_game()
+        elif kind == "game_started":
+            self.table_status = "playing"
+            self.game_over = None
+        elif kind == "view":
+            self.view = msg["view"]
+            self.version = msg["version"]
+            if self.legal_version < self.version:
+                self.legal = []
+        elif kind == "events":
+            self.version = max(self.version, msg["version"])
+            for event in msg["events"]:
+                self.events.append(event)
+                if event.get("type") == "dice_rolled":
+                    total = sum(event["dice"])
+                    if 2 <= total <= 12:
+                        self.dice[total] += 1
+        elif kind == "legal":
+            try:
+                self.legal = [action_from_dict(a) for a in msg["actions"]]
+            except RulesError as exc:
+                self.legal = []
+                self.errors.append(("bad_message", str(exc)))
+            self.legal_version = msg["version"]
+            self.legal_truncated = bool(msg.get("truncated", False))
+            self.discard_count = msg.get("discard")
+            self.timer_ms = msg.get("timer_ms")
+            self.legal_at = time.monotonic()
+        elif kind == "result":
+            if not msg["ok"]:
+                self.rejected = msg
+                self.errors.append((msg.get("code", "rejected"), msg.get("message", "")))
+        elif kind == "game_over":
+            self.game_over = msg
+            self.legal = []
+            self.table_status = "finished"
+        elif kind == "chat":
+            self.chat.append(msg)
+        elif kind == "error":
+            self.errors.append((msg["code"], msg.get("message", "")))
+
+    def _reset_game(self) -> None:
+        self.view = None
+        self.version = 0
+        self.legal = []
+        self.legal_version = -1
+        self.legal_truncated = False
+        self.discard_count = None
+        self.timer_ms = None
+        self.events.clear()
+        self.dice = [0] * 13
+        self.chat.clear()
+        self.game_over = None
+        self.rejected = None
+
+    # --- convenience for scenes ---------------------------------------------------
+    def my_turn(self) -> bool:
+        return bool(self.legal)
+
+    def legal_of(self, kind: type[Action]) -> list[Action]:
+        """The legal actions of one class (e.g. all BuildRoad choices)."""
+        return [a for a in self.legal if type(a) is kind]
+
+    def time_left(self, now: float | None = None) -> float | None:
+        """Seconds left for the pending decision (None: no timer)."""
+        if self.timer_ms is None or not self.legal:
+            return None
+        now = time.monotonic() if now is None else now
+        return max(0.0, self.timer_ms / 1000 - (now - self.legal_at))
