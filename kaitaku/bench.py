@@ -226,8 +226,15 @@ def bench_server(games: int, concurrency: int, players: int = 4) -> dict[str, An
         m = re.search(r"listening on (\S+):(\d+)", line)
         if m is None:
             raise RuntimeError(f"the server did not start: {line!r}")
+        cpu0 = _cpu_seconds(proc.pid)
         result = asyncio.run(_bench_server_async(games, concurrency, players, m.group(1),
                                                  int(m.group(2))))
+        cpu = _cpu_seconds(proc.pid) - cpu0
+        # The server's own CPU time per action: what a game costs the server,
+        # independent of what else the machine (and the bot clients) does.
+        result["server_cpu_s"] = round(cpu, 2)
+        result["server_us_per_action"] = (round(cpu / result["actions"] * 1e6, 1)
+                                          if result["actions"] else None)
         status_file = f"/proc/{proc.pid}/status"
         status = ""
         if os.path.exists(status_file):
@@ -243,6 +250,18 @@ def bench_server(games: int, concurrency: int, players: int = 4) -> dict[str, An
         except subprocess.TimeoutExpired:
             proc.kill()
         tmp.cleanup()
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds used so far by process ``pid`` (0 where /proc is missing)."""
+    import os
+
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def main_server(games: int, concurrency: int, players: int, as_json: bool) -> int:
@@ -269,16 +288,23 @@ def wilson_interval(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return (round(max(0.0, centre - half), 4), round(min(1.0, centre + half), 4))
 
 
-def bench_bots(games: int, bots: list[str], seed: int, players: int = 4) -> dict[str, Any]:
-    """Each bot against ``players - 1`` copies of each other bot, seats rotated."""
+def bench_bots(games: int, bots: list[str], seed: int, players: int = 4,
+               opponents: list[str] | None = None,
+               budget: float | None = None) -> dict[str, Any]:
+    """Each bot against ``players - 1`` copies of each other bot, seats rotated.
+
+    ``opponents``: play each of ``bots`` only against these (default: the
+    other ``bots``). ``budget``: seconds per decision for the bots that
+    search (those with a ``budget`` attribute, e.g. ``search``)."""
     from bots import make_bot
 
     from .league import timed
 
-    times: dict[str, list[float]] = {b: [] for b in bots}  # microseconds
+    villains = bots if opponents is None else opponents
+    times: dict[str, list[float]] = {b: [] for b in [*bots, *villains]}  # microseconds
     pairings = []
     for hero in bots:
-        for villain in bots:
+        for villain in villains:
             if villain == hero:
                 continue
             wins = 0
@@ -288,6 +314,8 @@ def bench_bots(games: int, bots: list[str], seed: int, players: int = 4) -> dict
                 for q in range(players):
                     spec = hero if q == seat else villain
                     bot = make_bot(spec, seed * 7919 + g * 16 + q)
+                    if budget is not None and hasattr(bot, "budget"):
+                        bot.budget = budget
                     lineup.append(timed(bot, times[spec]))
                 result = play_game(lineup, Settings(players=players, turn_cap=ENGINE_TURN_CAP),
                                    seed * 1_000_003 + g, keep_log=False)
@@ -311,8 +339,9 @@ def bench_bots(games: int, bots: list[str], seed: int, players: int = 4) -> dict
     return {"players": players, "pairings": pairings, "decision_ms": decision_ms}
 
 
-def main_bots(games: int, bots: list[str], seed: int, as_json: bool) -> int:
-    result = bench_bots(games, bots, seed)
+def main_bots(games: int, bots: list[str], seed: int, as_json: bool,
+              opponents: list[str] | None = None, budget: float | None = None) -> int:
+    result = bench_bots(games, bots, seed, opponents=opponents, budget=budget)
     if as_json:
         print(json.dumps(result))
         return 0

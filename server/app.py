@@ -26,7 +26,7 @@ log = logging.getLogger("kaitaku.server")
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 7878
-BOT_KINDS = ("random", "greedy", "heuristic")
+BOT_KINDS = ("random", "greedy", "heuristic", "search")
 MAX_TABLES_LISTED = 1024
 MAX_CONNECTIONS = 2000
 """Connections the server accepts at once; more are refused with an error."""

@@ -63,6 +63,7 @@ class Session:
         self.out: asyncio.Queue[bytes | None] = asyncio.Queue(OUTBOUND_LIMIT)
         self.closed = False
         self.tables_created = 0
+        self._writer_task: asyncio.Task[None] | None = None
         self._allowance = BURST
         self._last_message = 0.0
         peer = writer.get_extra_info("peername")
@@ -80,6 +81,20 @@ class Session:
         except LocalProtocolError:
             log.exception("session %s: refused to send %s", self.id, msg.get("type"))
             return
+        self._queue(data)
+
+    def send_encoded(self, msg: dict[str, Any], data: bytes) -> None:
+        """Queue a message validated and encoded once for many recipients."""
+        if self.closed or self.conn.phase is ConnPhase.CLOSED:
+            return
+        try:
+            self.conn.send_encoded(msg, data)
+        except LocalProtocolError:
+            log.exception("session %s: refused to send %s", self.id, msg.get("type"))
+            return
+        self._queue(data)
+
+    def _queue(self, data: bytes) -> None:
         try:
             self.out.put_nowait(data)
         except asyncio.QueueFull:
@@ -123,11 +138,13 @@ class Session:
         self.conn.close()
         with contextlib.suppress(Exception):
             self.writer.transport.abort()
+        if self._writer_task is not None:
+            self._writer_task.cancel()  # its queue may be full: no room for the None
 
     # -- the connection's life --------------------------------------------------------
 
     async def run(self) -> None:
-        writer_task = asyncio.create_task(self._writer())
+        writer_task = self._writer_task = asyncio.create_task(self._writer())
         log.info("connection %s from %s", self.id, self.peer)
         try:
             await self._read_loop()
@@ -148,11 +165,13 @@ class Session:
         last_rx = self._last_message = loop.time()
         while not self.closed:
             try:
+                # asyncio.timeout, not wait_for: no task is created per read.
                 if self.conn.phase is ConnPhase.HANDSHAKE:
-                    left = deadline - loop.time()
-                    data = await asyncio.wait_for(self.reader.read(READ_CHUNK), max(left, 0.0))
+                    async with asyncio.timeout_at(deadline):
+                        data = await self.reader.read(READ_CHUNK)
                 else:
-                    data = await asyncio.wait_for(self.reader.read(READ_CHUNK), IDLE_PING)
+                    async with asyncio.timeout(IDLE_PING):
+                        data = await self.reader.read(READ_CHUNK)
             except TimeoutError:
                 if self.conn.phase is ConnPhase.HANDSHAKE:
                     self.error("handshake_timeout", "no hello within the handshake deadline")

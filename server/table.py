@@ -42,6 +42,7 @@ from protocol.rules import (
     observe,
     to_act,
 )
+from protocol.wire import SERVER, encode_message
 
 if TYPE_CHECKING:
     from .session import Session
@@ -498,9 +499,18 @@ class Table:
         over = game.phase == Phase.GAME_OVER
         self.history.append((self.version, events))
         self._schedule()
+        shared: dict[tuple[Any, ...], tuple[dict[str, Any], bytes]] = {}
+        plain = [e.to_dict() for e in events]
         for sess, seat in self.members():
-            sess.send({"type": "events", "version": self.version,
-                       "events": [e.for_seat(seat).to_dict() for e in events]})
+            # Recipients that see the same redaction share one encoded frame.
+            seen = tuple(e.for_seat(seat) for e in events)
+            entry = shared.get(seen)
+            if entry is None:
+                msg = {"type": "events", "version": self.version,
+                       "events": [p if r is e else r.to_dict()
+                                  for e, r, p in zip(events, seen, plain, strict=True)]}
+                entry = shared[seen] = (msg, encode_message(msg, SERVER))
+            sess.send_encoded(*entry)
             if sess.role != "bot" or (seat is not None and seat in deciding):
                 sess.send({"type": "view", "version": self.version,
                            "view": observe(game, seat)})

@@ -5,7 +5,7 @@ See ``docs/PROTOCOL.md`` for the specification. This package does no I/O:
 messages into bytes; the server and the clients wrap it with asyncio.
 """
 
-from .connection import Connection, ConnPhase
+from .connection import Connection, ConnPhase, encode_message
 from .errors import LocalProtocolError, ProtocolError, RemoteProtocolError
 from .framing import MAX_FRAME, FrameDecoder, decode_body, encode_frame
 from .messages import (
@@ -25,5 +25,5 @@ __all__ = [
     "CLIENT", "ERROR_CODES", "MAX_FRAME", "PROTOCOL_VERSION", "SERVER", "SPECS",
     "VERSION_STRING", "ConnPhase", "Connection", "FrameDecoder", "LocalProtocolError",
     "Message", "ProtocolError", "RemoteProtocolError", "compatible", "decode_body",
-    "encode_frame", "parse_version", "validate",
+    "encode_frame", "encode_message", "parse_version", "validate",
 ]

@@ -56,6 +56,16 @@ _NEXT: dict[str, ConnPhase] = {
 }
 
 
+def encode_message(msg: Message, sender: str) -> bytes:
+    """Validate ``msg`` as sent by ``sender`` and encode its frame, once, for
+    :meth:`Connection.send_encoded` to many connections."""
+    try:
+        validate(msg, sender)
+    except ProtocolError as exc:
+        raise LocalProtocolError(str(exc), exc.code) from exc
+    return encode_frame(msg)
+
+
 class Connection:
     """One end of a Kaitaku connection; ``role`` is our side (CLIENT or SERVER)."""
 
@@ -115,6 +125,20 @@ class Connection:
         except ProtocolError as exc:
             raise LocalProtocolError(str(exc), exc.code) from exc
         data = encode_frame(msg)
+        self._advance(msg)
+        return data
+
+    def send_encoded(self, msg: Message, data: bytes) -> bytes:
+        """Like :meth:`send` for a message already validated and encoded once
+        (by :func:`encode_message`) to go to many peers: only the phase is
+        checked here."""
+        if self.phase is ConnPhase.CLOSED:
+            raise LocalProtocolError("the connection is closed", "closed")
+        kind = msg["type"]
+        if kind not in (_CLIENT_MAY if self.role == CLIENT else _SERVER_MAY)[self.phase]:
+            raise LocalProtocolError(
+                f"{self.role} may not send {kind!r} in phase {self.phase.value}",
+                "unexpected_message")
         self._advance(msg)
         return data
 

@@ -80,7 +80,7 @@ SPECS: dict[str, Spec] = {
                        "shuffle_harbors, harbor_delay, strict_phases"),
         "name": _f("str", "table name", optional=True, max_len=MAX_NAME),
         "bots": _f("list", "bot kinds for seats the creator wants filled by bots "
-                   "(random, greedy, heuristic)", optional=True, max_len=4),
+                   "(random, greedy, heuristic, search)", optional=True, max_len=4),
         "turn_timer": _f("int", "seconds per decision, 0 for none", optional=True),
         "seat": _f("bool", "false: create without taking a seat (spectate instead)",
                    optional=True),
