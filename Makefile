@@ -12,7 +12,8 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	touch $(STAMP)
 
-## Play a game: until the Pygame client exists, four bots play in the terminal.
+## Play a game: you against three heuristic bots in the game window (a local
+## server starts by itself; `kaitaku play --terminal` watches bots in the terminal).
 play: $(STAMP)
 	$(BIN)/kaitaku play
 
@@ -21,7 +22,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest $(ARGS)
 
 lint: $(STAMP)
-	$(BIN)/ruff check protocol bots kaitaku server tests docs/protocol
+	$(BIN)/ruff check protocol bots kaitaku server client tests docs/protocol
 	$(BIN)/mypy
 
 bench: $(STAMP)

@@ -53,4 +53,8 @@ class Translator:
                 return text
         return text
 
+    def has(self, key: str) -> bool:
+        """True if ``key`` has a text (in this language or in English)."""
+        return key in self._strings or key in self._fallback
+
     __call__ = tr

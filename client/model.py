@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from protocol.rules import Action, RulesError, action_from_dict
@@ -24,7 +24,8 @@ CONNECTING, ONLINE, RECONNECTING, OFFLINE = "connecting", "online", "reconnectin
 class ClientModel:
     # connection
     connection: str = CONNECTING
-    connection_detail: str = ""  # e.g. the last error, or "attempt 3"
+    connection_detail: str = ""  # e.g. the last error, or "attempt 3: connection refused"
+    attempt: int = 0  # reconnection attempt (with RECONNECTING)
     server_name: str | None = None
     session: str | None = None
     # lobby
@@ -49,6 +50,8 @@ class ClientModel:
     chat: deque[Message] = field(default_factory=lambda: deque(maxlen=200))
     game_over: Message | None = None
     errors: deque[tuple[str, str]] = field(default_factory=lambda: deque(maxlen=20))
+    error_count: int = 0  # errors ever added (the deque is bounded): new ones are the last
+    #                       ``error_count - seen`` entries
     rejected: Message | None = None  # the last rejected action's result
     changes: int = 0  # bumped on every apply (for caches)
 
@@ -59,6 +62,9 @@ class ClientModel:
         if kind == "_status":
             self.connection = msg["state"]
             self.connection_detail = msg.get("detail", "")
+            self.attempt = msg.get("attempt", 0)
+            if self.connection == OFFLINE:
+                self._leave()  # the session is gone (the network layer gave up)
         elif kind == "welcome":
             self.connection = ONLINE
             self.connection_detail = ""
@@ -77,12 +83,7 @@ class ClientModel:
                 self.table_seats = list(msg["seats"])
                 self.table_status = msg["status"]
         elif kind == "left":
-            self.table = None
-            self.seat = None
-            self.settings = None
-            self.table_seats = []
-            self.table_status = None
-            self._reset_game()
+            self._leave()
         elif kind == "game_started":
             self.table_status = "playing"
             self.game_over = None
@@ -104,7 +105,7 @@ class ClientModel:
                 self.legal = [action_from_dict(a) for a in msg["actions"]]
             except RulesError as exc:
                 self.legal = []
-                self.errors.append(("bad_message", str(exc)))
+                self._error("bad_message", str(exc))
             self.legal_version = msg["version"]
             self.legal_truncated = bool(msg.get("truncated", False))
             self.discard_count = msg.get("discard")
@@ -113,7 +114,7 @@ class ClientModel:
         elif kind == "result":
             if not msg["ok"]:
                 self.rejected = msg
-                self.errors.append((msg.get("code", "rejected"), msg.get("message", "")))
+                self._error(msg.get("code", "rejected"), msg.get("message", ""))
         elif kind == "game_over":
             self.game_over = msg
             self.legal = []
@@ -121,7 +122,34 @@ class ClientModel:
         elif kind == "chat":
             self.chat.append(msg)
         elif kind == "error":
-            self.errors.append((msg["code"], msg.get("message", "")))
+            self._error(msg["code"], msg.get("message", ""))
+            if msg["code"] in ("bad_resume", "no_such_table") and self.table is not None:
+                self._leave()  # a resume (or re-spectate) after a reconnect failed
+
+    def _error(self, code: str, message: str) -> None:
+        self.errors.append((code, message))
+        self.error_count += 1
+
+    def new_errors(self, seen: int) -> list[tuple[str, str]]:
+        """The errors added after the first ``seen`` (as counted by ``error_count``)."""
+        fresh = min(self.error_count - seen, len(self.errors))
+        return list(self.errors)[len(self.errors) - fresh:] if fresh > 0 else []
+
+    def reset(self) -> None:
+        """Forget everything (a new connection)."""
+        changes = self.changes
+        fresh = ClientModel()
+        for f in fields(self):
+            setattr(self, f.name, getattr(fresh, f.name))
+        self.changes = changes + 1  # stays increasing, for caches
+
+    def _leave(self) -> None:
+        self.table = None
+        self.seat = None
+        self.settings = None
+        self.table_seats = []
+        self.table_status = None
+        self._reset_game()
 
     def _reset_game(self) -> None:
         self.view = None

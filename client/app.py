@@ -1,0 +1,388 @@
+"""The client application: the window, the main loop and the scene changes.
+
+:class:`App` owns the window, the :class:`~client.scene.Context` every scene
+uses, the network client and the scene stack. :meth:`App.step` is one frame:
+
+1. take what the network received and apply it to the model;
+2. change scenes if the model says so (a table's game → the table scene;
+   ``left`` or a lost session → the lobby);
+3. hand the input events to the top scene;
+4. update every scene, draw them, draw the connection banner and the error
+   toasts over them, flip.
+
+Tests drive :meth:`step` frame by frame (with the dummy video driver and
+posted events); :meth:`run` is the same at 60 frames a second.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pygame
+
+from .discovery import Browser
+from .fonts import Fonts
+from .i18n import Translator
+from .lobby import LobbyScene
+from .model import OFFLINE, ONLINE, RECONNECTING, ClientModel
+from .net import NetClient, parse_address
+from .scene import Context, Scene
+from .widgets import BAD, GOOD, PANEL_EDGE, TEXT_LIGHT, WARN, draw_text, fit_text
+
+Message = dict[str, Any]
+
+DEFAULT_SIZE = (1280, 800)
+FPS = 60
+TOAST_SECONDS = 5.0
+MAX_TOASTS = 4
+INFO_CODES = frozenset({"acted_for_you", "not_your_turn"})
+"""Error codes that are news rather than errors (drawn in a calmer colour).
+The client only offers legal actions, so ``not_your_turn`` is a race (e.g.
+answering an offer its maker withdrew a moment earlier), not a mistake."""
+TOASTS_TOP = 104
+"""Toasts stack down from here (under the top bar and the prompt banner), away
+from the buttons along the bottom."""
+
+
+class NoDisplay(RuntimeError):
+    """There is no screen to open a window on."""
+
+
+def open_window(size: tuple[int, int], title: str = "Kaitaku") -> pygame.Surface:
+    """Open the resizable game window, or raise :class:`NoDisplay`.
+
+    SDL quietly falls back to an invisible ``offscreen`` driver when there is
+    no window system; that counts as no display unless the caller asked for
+    an invisible driver (``SDL_VIDEODRIVER=dummy`` or ``offscreen``, as tests do).
+    """
+    requested = os.environ.get("SDL_VIDEODRIVER", "").strip().lower()
+    hint = "set DISPLAY or use --screenshot"
+    try:
+        pygame.display.init()
+    except pygame.error as exc:
+        raise NoDisplay(f"no display available: {exc}; {hint}") from exc
+    driver = (pygame.display.get_driver() or "").lower()
+    if driver in ("offscreen", "dummy") and requested != driver:
+        pygame.display.quit()
+        raise NoDisplay(f"no display available: SDL found no window system (it chose the "
+                        f"invisible {driver!r} driver); {hint}")
+    try:
+        screen = pygame.display.set_mode(size, pygame.RESIZABLE)
+    except pygame.error as exc:
+        pygame.display.quit()
+        raise NoDisplay(f"no display available: {exc}; {hint}") from exc
+    pygame.display.set_caption(title)
+    pygame.display.set_icon(_icon())
+    return screen
+
+
+def _icon() -> pygame.Surface:
+    """A small hexagon of the island's colours."""
+    import math
+
+    img = pygame.Surface((32, 32), pygame.SRCALPHA)
+    pts = [(16 + 15 * math.cos(math.radians(60 * i + 30)),
+            16 + 15 * math.sin(math.radians(60 * i + 30))) for i in range(6)]
+    pygame.draw.polygon(img, (232, 196, 110), pts)
+    pygame.draw.polygon(img, (120, 96, 64), pts, 2)
+    pygame.draw.circle(img, (214, 48, 49), (16, 16), 6)
+    return img
+
+
+@dataclass
+class Toast:
+    text: str
+    info: bool = False
+    left: float = TOAST_SECONDS
+
+
+def error_text(tr: Translator, code: str, message: str) -> str:
+    """The user's words for an error code (the server's message when unknown)."""
+    key = f"error.{code}"
+    if tr.has(key):
+        return tr(key, message=message)
+    return tr("error.rejected", code=code, message=message) if message else code
+
+
+class App:
+    """The Kaitaku window. ``connect``: "host:port" to connect to at once;
+    ``create``: a ``create_table`` message's fields to send once online (``kaitaku
+    play``); ``discover``: browse the LAN for servers."""
+
+    def __init__(self, *, connect: str | None = None, name: str | None = None,
+                 lang: str = "en", size: tuple[int, int] = DEFAULT_SIZE,
+                 create: dict[str, Any] | None = None, discover: bool = True,
+                 net_factory: Callable[..., NetClient] = NetClient,
+                 fonts: Fonts | None = None,
+                 table_scene: Callable[[Context], Scene] | None = None) -> None:
+        self.screen = open_window(size)
+        pygame.font.init()
+        pygame.key.set_repeat(400, 35)
+        self.fonts = fonts if fonts is not None else Fonts(lang)
+        self.fonts.set_lang(lang)
+        self.model = ClientModel()
+        self.net: NetClient | None = None
+        self.net_factory = net_factory
+        self.running = True
+        self.toasts: list[Toast] = []
+        self.banner_ok = 0.0  # seconds left showing "reconnected"
+        self._errors_seen = 0
+        self._last_connection = self.model.connection
+        self._auto_create = dict(create) if create is not None else None
+        self._table_factory = table_scene
+        self.ctx = Context(model=self.model, tr=Translator(self.fonts.lang), font=self.fonts.get,
+                           send=self.send, quit=self.quit,
+                           options={"size": self.screen.get_size(), "fonts": self.fonts,
+                                    "app": self})
+        pygame.display.set_caption(self.ctx.tr("app.title"))
+        self.browser: Browser | None = None
+        note: str | None = None
+        if discover:
+            self.browser = Browser()
+            if not self.browser.start():
+                note = self.browser.error
+        self.lobby = LobbyScene(self.ctx, name=name or default_name(), address=connect or "",
+                                on_connect=self.connect, on_disconnect=self.disconnect,
+                                on_lang=self.set_lang,
+                                servers=self.browser.servers if self.browser else None,
+                                discovery_note=note)
+        self.ctx.stack.replace(self.lobby)
+        if self.fonts.notice:
+            self.toast(self.fonts.notice, info=True)
+        if connect:
+            host, port = parse_address(connect)
+            self.connect(host, port, name or self.lobby.name_input.text)
+        else:
+            self.model.apply({"type": "_status", "state": OFFLINE, "detail": ""})
+
+    # -- what scenes and the lobby call ------------------------------------------------
+
+    def send(self, msg: Message) -> None:
+        """Queue a message for the server (dropped when not connected)."""
+        if self.net is not None:
+            self.net.send(msg)
+
+    def connect(self, host: str, port: int, name: str) -> None:
+        """(Re)connect to ``host:port`` as ``name`` with a fresh model."""
+        if self.net is not None:
+            self.net.close()
+        self.model.reset()
+        self._errors_seen = 0
+        self.net = self.net_factory(host, port, name)
+        self.net.start()
+
+    def disconnect(self) -> None:
+        if self.net is not None:
+            self.net.close()
+            self.net = None
+        self.model.reset()
+        self._errors_seen = 0
+        self.model.apply({"type": "_status", "state": OFFLINE, "detail": ""})
+
+    def set_lang(self, lang: str) -> str:
+        """Switch the UI language; returns the one shown (English without a CJK font)."""
+        shown = self.fonts.set_lang(lang)
+        self.ctx.tr = Translator(shown)
+        pygame.display.set_caption(self.ctx.tr("app.title"))
+        if self.fonts.notice:
+            self.toast(self.fonts.notice, info=True)
+        return shown
+
+    def quit(self) -> None:
+        self.running = False
+
+    def toast(self, text: str, info: bool = False) -> None:
+        self.toasts.append(Toast(text, info))
+        del self.toasts[:-MAX_TOASTS]
+
+    # -- the loop ----------------------------------------------------------------------
+
+    def run(self) -> int:
+        clock = pygame.time.Clock()
+        try:
+            while self.running:
+                self.step(clock.tick(FPS) / 1000.0)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            self.close()
+        return 0
+
+    def step(self, dt: float) -> None:
+        """One frame."""
+        if self.net is not None:
+            for msg in self.net.poll():
+                self.model.apply(msg)
+        self._notice_changes(dt)
+        self._auto()
+        self._transition()
+        for event in pygame.event.get():
+            self._event(event)
+        self.ctx.stack.update(dt)
+        self.draw(self.screen)
+        pygame.display.flip()
+
+    def close(self) -> None:
+        if self.net is not None:
+            self.net.close()
+            self.net = None
+        if self.browser is not None:
+            self.browser.close()
+            self.browser = None
+        pygame.display.quit()
+
+    # -- inside a frame ----------------------------------------------------------------
+
+    def _notice_changes(self, dt: float) -> None:
+        model = self.model
+        for code, message in model.new_errors(self._errors_seen):
+            self.toast(error_text(self.ctx.tr, code, message), info=code in INFO_CODES)
+        self._errors_seen = model.error_count
+        if model.connection == ONLINE and self._last_connection == RECONNECTING:
+            self.banner_ok = 2.5
+        self._last_connection = model.connection
+        self.banner_ok = max(0.0, self.banner_ok - dt)
+        for t in self.toasts:
+            t.left -= dt
+        self.toasts = [t for t in self.toasts if t.left > 0]
+
+    def _auto(self) -> None:
+        """``kaitaku play``: create the table as soon as we are online."""
+        create = self._auto_create
+        if create is None or self.model.connection != ONLINE or self.model.table is not None:
+            return
+        self._auto_create = None
+        self.lobby.create_table(create.get("settings", {}), create.get("bots"),
+                                create.get("name"), create.get("turn_timer", 0))
+
+    def in_game(self) -> bool:
+        """The table scene's time: at a table whose game runs (or ran)."""
+        model = self.model
+        return model.table is not None and (
+            model.table_status in ("playing", "finished") or model.view is not None)
+
+    def _transition(self) -> None:
+        stack = self.ctx.stack
+        base = stack.scenes[0] if stack.scenes else None
+        if self.in_game():
+            if base is None or base is self.lobby:
+                stack.replace(self._make_table())
+        elif base is not self.lobby:
+            stack.replace(self.lobby)
+
+    def _make_table(self) -> Scene:
+        if self._table_factory is not None:
+            return self._table_factory(self.ctx)
+        from .table_scene import TableScene
+
+        return TableScene(self.ctx)
+
+    def _event(self, event: pygame.event.Event) -> None:
+        if event.type == pygame.QUIT:
+            self.running = False
+            return
+        if event.type in (pygame.VIDEORESIZE, pygame.WINDOWSIZECHANGED):
+            surface = pygame.display.get_surface()
+            if surface is not None:
+                self.screen = surface
+            size = self.screen.get_size()
+            self.ctx.options["size"] = size
+            self.ctx.stack.resized(size)
+            return
+        if (event.type == pygame.MOUSEBUTTONDOWN and event.button == 1
+                and self._toast_at(event.pos) is not None):
+            i = self._toast_at(event.pos)
+            if i is not None:
+                del self.toasts[i]
+            return
+        self.ctx.stack.handle(event)
+
+    # -- drawing -----------------------------------------------------------------------
+
+    def draw(self, surface: pygame.Surface) -> None:
+        self.ctx.stack.draw(surface)
+        self._draw_banner(surface)
+        self._draw_toasts(surface)
+
+    def banner_text(self) -> tuple[str, tuple[int, int, int]] | None:
+        """The connection banner shown over every scene (None: no banner)."""
+        tr, model = self.ctx.tr, self.model
+        if model.connection == RECONNECTING:
+            return tr("status.reconnecting", attempt=model.attempt), WARN
+        if self.banner_ok > 0 and model.connection == ONLINE:
+            return tr("status.reconnected"), GOOD
+        return None
+
+    def _draw_banner(self, surface: pygame.Surface) -> None:
+        banner = self.banner_text()
+        if banner is None:
+            return
+        text, color = banner
+        font = self.fonts.get(20, True)
+        small = self.fonts.get(14)
+        detail = self.model.connection_detail if self.model.connection == RECONNECTING else ""
+        w = min(surface.get_width() - 40,
+                max(font.size(text)[0], small.size(detail)[0] if detail else 0) + 60)
+        h = 44 + (18 if detail else 0)
+        rect = pygame.Rect(0, 0, w, h)
+        rect.midtop = (surface.get_width() // 2, 10)
+        box = pygame.Surface(rect.size, pygame.SRCALPHA)
+        pygame.draw.rect(box, (*color, 235), box.get_rect(), border_radius=10)
+        surface.blit(box, rect)
+        pygame.draw.rect(surface, PANEL_EDGE, rect, 2, border_radius=10)
+        draw_text(surface, font, text, (rect.centerx, rect.y + 22), TEXT_LIGHT, "center")
+        if detail:
+            draw_text(surface, small, fit_text(small, detail, w - 20),
+                      (rect.centerx, rect.y + 48), TEXT_LIGHT, "center")
+
+    def _toast_rects(self, surface_size: tuple[int, int]) -> list[pygame.Rect]:
+        font = self.fonts.get(17)
+        w, h = surface_size
+        out = []
+        y = min(TOASTS_TOP, h // 4)
+        for t in self.toasts:
+            tw = min(w - 40, font.size(t.text)[0] + 40)
+            rect = pygame.Rect(0, 0, tw, 40)
+            rect.midtop = (w // 2, y)
+            out.append(rect)
+            y = rect.bottom + 8
+        return out
+
+    def _toast_at(self, pos: tuple[int, int]) -> int | None:
+        for i, rect in enumerate(self._toast_rects(self.screen.get_size())):
+            if rect.collidepoint(pos):
+                return i
+        return None
+
+    def _draw_toasts(self, surface: pygame.Surface) -> None:
+        font = self.fonts.get(17)
+        for t, rect in zip(self.toasts, self._toast_rects(surface.get_size()), strict=True):
+            alpha = int(255 * min(1.0, t.left / 0.4))
+            box = pygame.Surface(rect.size, pygame.SRCALPHA)
+            color = WARN if t.info else BAD
+            pygame.draw.rect(box, (*color, min(alpha, 235)), box.get_rect(), border_radius=8)
+            surface.blit(box, rect)
+            img = font.render(fit_text(font, t.text, rect.w - 24), True, TEXT_LIGHT)
+            img.set_alpha(alpha)
+            surface.blit(img, img.get_rect(center=rect.center))
+
+
+def default_name() -> str:
+    """The user's login name (for the name field), or "Player"."""
+    for var in ("KAITAKU_NAME", "USER", "USERNAME", "LOGNAME"):
+        value = os.environ.get(var, "").strip()
+        if value:
+            return value[:32]
+    return "Player"
+
+
+def default_lang() -> str:
+    """Japanese when the environment's locale is Japanese, else English."""
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"):
+        value = os.environ.get(var, "")
+        if value:
+            return "ja" if value.lower().startswith("ja") else "en"
+    return "en"

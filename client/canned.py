@@ -1,0 +1,118 @@
+"""A canned mid-game table for the screenshot, the frame benchmark and tests.
+
+Seeded heuristic bots play a real game with the engine until seat 0's turn
+in the main phase of a chosen turn; every message the server would have
+sent to seat 0 (events redacted for it, its view, its legal actions) is fed
+to a :class:`ClientModel`, so the model holds exactly what a client at that
+seat would know. The engine and the bots are deterministic: the same seed
+gives the same table every time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from bots.heuristic import HeuristicBot
+from bots.local import LazyView
+from protocol.rules import (
+    Event,
+    GameState,
+    Phase,
+    Settings,
+    apply,
+    legal_actions,
+    new_game,
+    observe,
+    to_act,
+)
+
+from .model import ClientModel
+
+NAMES = ("Aiko", "Ben", "Chie", "Dan")
+CHAT = {
+    "en": [(1, "anyone have ore? I can give wool"), (0, "maybe next turn :)"),
+           (3, "gg so far"), (1, "that robber again…")],
+    "ja": [(1, "鉱石ある人いる？羊毛出せます"), (0, "次のターンならいいよ"),
+           (3, "いい勝負だね"), (1, "また盗賊かぁ…")],
+}
+
+
+def canned_model(seat: int | None = 0, *, players: int = 4, seed: int = 11, turn: int = 40,
+                 lang: str = "en", settings: dict[str, Any] | None = None) -> ClientModel:
+    """A model at ``seat`` (None: a spectator) in the main phase of seat 0's turn
+    at or after ``turn``; the log, dice histogram and a little chat included."""
+    conf = {"players": players, **(settings or {})}
+    s = new_game(Settings.from_dict(conf), seed)
+    bots = [HeuristicBot(seed * 10 + q) for q in range(players)]
+    m = ClientModel()
+    m.apply({"type": "welcome", "server": "kaitaku", "session": "canned"})
+    m.apply({"type": "joined", "table": "canned", "seat": seat, "settings": conf})
+    m.apply({"type": "table", "table": "canned", "status": "playing", "seats": [
+        {"name": NAMES[q], "kind": "bot" if q >= 2 else "human", "connected": True,
+         "auto": False} for q in range(players)]})
+    m.apply({"type": "game_started", "table": "canned"})
+    version = 0
+    while s.phase != Phase.GAME_OVER:
+        if s.current == 0 and s.phase == Phase.MAIN and s.turn >= turn:
+            names = {a.name for a in legal_actions(s, 0)}
+            if "build_settlement" in names or "build_road" in names or s.turn >= turn + 40:
+                break
+        q = to_act(s)[0]
+        legal = legal_actions(s, q)
+        action = bots[q].act(LazyView(s, q), legal)
+        events = apply(s, action, q)
+        version += 1
+        m.apply({"type": "events", "version": version,
+                 "events": [e.for_seat(seat).to_dict() for e in events]})
+    m.apply({"type": "view", "version": version, "view": observe(s, seat)})
+    if seat is not None and seat in to_act(s):
+        m.apply({"type": "legal", "version": version,
+                 "actions": [a.to_dict() for a in legal_actions(s, seat)]})
+    for q, text in CHAT.get(lang, CHAT["en"]):
+        if q < players:
+            m.apply({"type": "chat", "table": "canned", "seat": q, "name": NAMES[q], "text": text})
+    return m
+
+
+def play_until(pred: Callable[[GameState], bool], *, players: int = 4, seed: int = 1,
+               settings: dict[str, Any] | None = None, max_steps: int = 20000
+               ) -> tuple[GameState, list[list[Event]]]:
+    """Heuristic bots play a game until ``pred(state)`` holds (checked before every
+    decision); returns the state and the event batches so far."""
+    s = new_game(Settings.from_dict({"players": players, **(settings or {})}), seed)
+    bots = [HeuristicBot(seed * 10 + q) for q in range(players)]
+    history: list[list[Event]] = []
+    for _ in range(max_steps):
+        if pred(s):
+            return s, history
+        if s.phase == Phase.GAME_OVER:
+            break
+        q = to_act(s)[0]
+        action = bots[q].act(LazyView(s, q), legal_actions(s, q))
+        history.append(apply(s, action, q))
+    raise RuntimeError("the condition never held")
+
+
+def model_from_state(s: GameState, seat: int | None,
+                     history: list[list[Event]] | None = None) -> ClientModel:
+    """The model of a client at ``seat`` that received ``history`` and the state's
+    current view and legal actions (what the server would have sent it)."""
+    players = s.settings.players
+    m = ClientModel()
+    m.apply({"type": "welcome", "server": "kaitaku", "session": "test"})
+    m.apply({"type": "joined", "table": "t", "seat": seat, "settings": s.settings.to_dict()})
+    m.apply({"type": "table", "table": "t", "status": "playing", "seats": [
+        {"name": NAMES[q], "kind": "human", "connected": True, "auto": False}
+        for q in range(players)]})
+    m.apply({"type": "game_started", "table": "t"})
+    version = 0
+    for batch in history or []:
+        version += 1
+        m.apply({"type": "events", "version": version,
+                 "events": [e.for_seat(seat).to_dict() for e in batch]})
+    m.apply({"type": "view", "version": version, "view": observe(s, seat)})
+    if seat is not None and seat in to_act(s):
+        m.apply({"type": "legal", "version": version,
+                 "actions": [a.to_dict() for a in legal_actions(s, seat)]})
+    return m

@@ -1,0 +1,1105 @@
+"""The table's dialogs: one modal scene per decision that is not a board click.
+
+Each dialog is a :class:`Dialog` (``opaque = False``: the table stays
+visible under it) pushed on ``ctx.stack`` by the table scene, and closes
+itself when it no longer applies (:meth:`Dialog.relevant`): after its
+action went through, or when the game moved on. Dialogs send only what
+:func:`client.intents.is_allowed` allows, through :meth:`TableUI.send`.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+import pygame
+
+from protocol.rules import (
+    AcceptTrade,
+    Action,
+    ConfirmTrade,
+    CounterOffer,
+    Discard,
+    DiscardKnight,
+    EndTurn,
+    GiveBack,
+    MaritimeTrade,
+    OfferTrade,
+    PlayKnight,
+    PlayMonopoly,
+    PlayRoadBuilding,
+    PlayYearOfPlenty,
+    RejectTrade,
+    Steal,
+    TokenForcedTrade,
+    TokenRobberHome,
+)
+
+from .board_view import owner_color
+from .describe import DEV_NAMES
+from .intents import confirmable, covers, may_offer, my_hand, open_trade, terms_ok
+from .scene import Context, Scene
+from .table_gfx import (
+    BAD,
+    CARD,
+    CARD_EDGE,
+    GOLD,
+    GOOD,
+    INK,
+    INK_SOFT,
+    PANEL_BG,
+    RESOURCE_COLORS,
+    Color,
+    dev_icon,
+    panel,
+    resource_chip,
+    shade,
+    text_on,
+)
+from .table_widgets import Stepper, TableUI, TButton
+
+RES_KEYS = ("lumber", "brick", "wool", "grain", "ore")
+_STATUS_KEYS = {0: "waiting", 1: "accepted", 2: "rejected", 3: "countered"}
+
+
+class Dialog(Scene):
+    """A modal panel over the table. Subclasses fill :meth:`build` and :meth:`draw_body`."""
+
+    opaque = False
+    kind = "dialog"
+    cancellable = True
+    width, height = 520, 300  # unscaled panel size
+
+    def __init__(self, ctx: Context, ui: TableUI) -> None:
+        super().__init__(ctx)
+        self.ui = ui
+        self.buttons: dict[str, TButton] = {}
+        self.steppers: list[Stepper] = []
+        self.rect = pygame.Rect(0, 0, 0, 0)
+        self.area = pygame.Rect(0, 0, 1280, 800)
+        self._dim: pygame.Surface | None = None
+        self.hover: tuple[int, int] | None = None
+        self.build()
+        self.layout()
+
+    # -- to override -------------------------------------------------------------------------
+
+    def title(self) -> str:
+        return ""
+
+    def build(self) -> None:
+        """Create buttons and steppers (called once)."""
+
+    def place(self, body: pygame.Rect) -> None:
+        """Position widgets inside ``body`` (called on every layout)."""
+
+    def draw_body(self, surface: pygame.Surface, body: pygame.Rect) -> None:
+        """Draw the content (buttons and steppers are drawn by the base class)."""
+
+    def relevant(self) -> bool:
+        return True
+
+    def click(self, pos: tuple[int, int]) -> bool:
+        """A left click on the panel that no button took."""
+        return False
+
+    # -- common -----------------------------------------------------------------------------
+
+    @property
+    def model(self) -> Any:
+        return self.ctx.model
+
+    def tr(self, key: str, **fields: Any) -> str:
+        return self.ctx.tr(key, **fields)
+
+    def close(self) -> None:
+        self.ctx.stack.pop(self)
+
+    def replace_with(self, dialog: Dialog) -> None:
+        self.ctx.stack.pop(self)
+        self.ctx.stack.push(dialog)
+
+    def send(self, action: Action) -> bool:
+        return self.ui.send(action)
+
+    def layout(self) -> None:
+        area = getattr(self.ui, "dialog_area", None)
+        if area is None:
+            surf = pygame.display.get_surface() if pygame.display.get_init() else None
+            size = surf.get_size() if surf is not None else (1280, 800)
+            area = pygame.Rect((0, 0), size)
+        self.area = pygame.Rect(area)
+        px = self.ui.px
+        w = min(px(self.width), self.area.w - px(16))
+        h = min(px(self.height), self.area.h - px(16))
+        self.rect = pygame.Rect(0, 0, w, h)
+        self.rect.center = self.area.center
+        self.place(self.body())
+        self._dim = None
+
+    def body(self) -> pygame.Rect:
+        px = self.ui.px
+        return pygame.Rect(self.rect.x + px(16), self.rect.y + px(44), self.rect.w - px(32),
+                           self.rect.h - px(56))
+
+    def footer(self, names: list[str], height: int = 38) -> None:
+        """Put buttons ``names`` in a row at the bottom right of the panel."""
+        px = self.ui.px
+        x = self.rect.right - px(16)
+        y = self.rect.bottom - px(14) - px(height)
+        for name in reversed(names):
+            btn = self.buttons[name]
+            w = max(px(110), self.ui.text.font(14, True).size(btn.label)[0] + px(28))
+            btn.rect = pygame.Rect(x - w, y, w, px(height))
+            x -= w + px(10)
+
+    def resized(self, size: tuple[int, int]) -> None:
+        self.layout()
+
+    def update(self, dt: float) -> None:
+        if self not in self.ctx.stack.scenes:
+            return
+        if self.model.game_over is not None and self.kind != "game_over":
+            self.close()
+            return
+        if not self.relevant():
+            self.close()
+
+    def handle(self, event: pygame.event.Event) -> bool:
+        if event.type == pygame.VIDEORESIZE:
+            return False
+        if event.type == pygame.MOUSEMOTION:
+            self.hover = event.pos
+            for btn in self.buttons.values():
+                btn.handle(event)
+            return True
+        if event.type == pygame.KEYDOWN:
+            if event.key == pygame.K_ESCAPE and self.cancellable:
+                self.close()
+            return True
+        if event.type == pygame.MOUSEBUTTONDOWN:
+            for btn in list(self.buttons.values()):
+                if btn.handle(event):
+                    return True
+            for st in self.steppers:
+                if st.handle(event):
+                    return True
+            if event.button == 1 and self.rect.collidepoint(event.pos):
+                self.click(event.pos)
+            elif event.button == 3 and self.cancellable:
+                self.close()
+            return True
+        return event.type in (pygame.MOUSEBUTTONUP, pygame.TEXTINPUT, pygame.KEYUP,
+                              pygame.MOUSEWHEEL)
+
+    def draw(self, surface: pygame.Surface) -> None:
+        area = getattr(self.ui, "dialog_area", None)
+        if area is not None and pygame.Rect(area) != self.area:
+            self.layout()
+        if self._dim is None or self._dim.get_size() != self.area.size:
+            self._dim = pygame.Surface(self.area.size, pygame.SRCALPHA)
+            self._dim.fill((10, 16, 24, 110))
+        surface.blit(self._dim, self.area.topleft)
+        px = self.ui.px
+        panel(surface, self.rect, PANEL_BG, CARD_EDGE, px(14), width=2)
+        title = self.title()
+        if title:
+            self.ui.text.draw(surface, self.ui.text.fit(title, 18, self.rect.w - px(32), True),
+                              (self.rect.x + px(16), self.rect.y + px(12)), 18, INK, True)
+            pygame.draw.line(surface, CARD_EDGE, (self.rect.x + px(16), self.rect.y + px(38)),
+                             (self.rect.right - px(16), self.rect.y + px(38)))
+        self.draw_body(surface, self.body())
+        for btn in self.buttons.values():
+            btn.draw(surface, self.ui, 14)
+
+    # -- helpers for subclasses ----------------------------------------------------------------
+
+    def chips(self, surface: pygame.Surface, cards: list[int] | tuple[int, ...], x: int, y: int,
+              chip: int = 22) -> int:
+        """Draw one chip per card; return the x after the last one."""
+        px = self.ui.px
+        size = px(chip)
+        if not any(cards):
+            img = self.ui.text.render(self.tr("table.nothing"), 13, INK_SOFT)
+            surface.blit(img, (x, y + (size - img.get_height()) // 2))
+            return x + img.get_width()
+        for res, n in enumerate(cards):
+            for _ in range(n):
+                surface.blit(resource_chip(res, size), (x, y))
+                x += size + px(2)
+        return x
+
+    def resource_tile(self, surface: pygame.Surface, rect: pygame.Rect, res: int,
+                      top: str, bottom: str, enabled: bool, selected: bool) -> None:
+        px = self.ui.px
+        col = RESOURCE_COLORS[res]
+        fill = shade(col, 0.6) if enabled else (200, 200, 200)
+        if selected:
+            pygame.draw.rect(surface, GOLD, rect.inflate(px(8), px(8)), border_radius=px(10))
+        pygame.draw.rect(surface, shade(col, -0.3) if enabled else (150, 150, 150), rect,
+                         border_radius=px(8))
+        pygame.draw.rect(surface, fill, rect.inflate(-px(4), -px(4)), border_radius=px(7))
+        chip = resource_chip(res, px(30))
+        if not enabled:
+            chip = chip.copy()
+            chip.set_alpha(100)
+        surface.blit(chip, (rect.centerx - chip.get_width() // 2, rect.y + px(6)))
+        t = self.ui.text
+        if top:
+            t.draw(surface, top, (rect.centerx, rect.y + px(40)), 14, INK if enabled else INK_SOFT,
+                   True, "midtop")
+        if bottom:
+            t.draw(surface, bottom, (rect.centerx, rect.bottom - px(4)), 11, INK_SOFT, False,
+                   "midbottom")
+
+
+def _legal(model: Any, kind: type[Action]) -> list[Action]:
+    return [a for a in model.legal if type(a) is kind]
+
+
+# --- discard / give back -------------------------------------------------------------------
+
+
+class DiscardDialog(Dialog):
+    """Choose exactly the owed number of cards to discard (or give back, 2-player)."""
+
+    cancellable = False
+    width, height = 560, 260
+
+    def __init__(self, ctx: Context, ui: TableUI, give_back: bool = False) -> None:
+        self.give_back = give_back
+        self.kind = "give_back" if give_back else "discard"
+        self.action_type: type[Discard] | type[GiveBack] = GiveBack if give_back else Discard
+        super().__init__(ctx, ui)
+
+    def count(self) -> int:
+        m = self.model
+        if m.legal_truncated and m.discard_count is not None:
+            return int(m.discard_count)
+        for a in _legal(m, self.action_type):
+            return sum(a.cards)  # type: ignore[attr-defined]
+        view = m.view or {}
+        if self.give_back:
+            return int(view.get("give_back") or 0)
+        if m.seat is not None and view.get("seats"):
+            return int(view["seats"][m.seat]["discard_owed"])
+        return 0
+
+    def hand(self) -> list[int]:
+        return my_hand(self.model) or [0] * 5
+
+    def title(self) -> str:
+        key = "table.dlg.give_back" if self.give_back else "table.dlg.discard"
+        return self.tr(key, n=self.count())
+
+    def build(self) -> None:
+        hand = self.hand()
+        self.steppers = [Stepper(r, hand[r], self._changed) for r in range(5)]
+        self.buttons["clear"] = TButton("clear", self.tr("table.dlg.clear"), self._clear)
+        self.buttons["ok"] = TButton("ok", self.tr("table.dlg.discard_ok"), self._ok,
+                                     primary=True)
+        self._changed()
+
+    def place(self, body: pygame.Rect) -> None:
+        px = self.ui.px
+        w = (body.w - 4 * px(12)) // 5
+        for i, st in enumerate(self.steppers):
+            st.layout(pygame.Rect(body.x + i * (w + px(12)), body.y + px(24), w, px(92)), self.ui)
+        self.footer(["clear", "ok"])
+
+    def cards(self) -> tuple[int, int, int, int, int]:
+        a, b, c, d, e = (st.value for st in self.steppers)
+        return (a, b, c, d, e)
+
+    def _changed(self) -> None:
+        hand = self.hand()
+        for st in self.steppers:
+            st.maximum = hand[st.res]
+            st.set(st.value)
+        if "ok" in self.buttons:
+            self.buttons["ok"].enabled = (sum(self.cards()) == self.count()
+                                          and self.ui.may(self.action_type(self.cards())))
+
+    def _clear(self) -> None:
+        for st in self.steppers:
+            st.value = 0
+        self._changed()
+
+    def _ok(self) -> None:
+        self.send(self.action_type(self.cards()))
+
+    def relevant(self) -> bool:
+        return bool(_legal(self.model, self.action_type)) or self.ui.pending()
+
+    def update(self, dt: float) -> None:
+        super().update(dt)
+        self._changed()
+
+    def draw_body(self, surface: pygame.Surface, body: pygame.Rect) -> None:
+        t = self.ui.text
+        chosen, need = sum(self.cards()), self.count()
+        col = GOOD if chosen == need else INK_SOFT
+        t.draw(surface, self.tr("table.dlg.chosen", n=chosen, total=need), (body.x, body.y), 14,
+               col, True)
+        hand = self.hand()
+        for st in self.steppers:
+            st.draw(surface, self.ui, self.tr("table.dlg.have", n=hand[st.res]))
+
+
+# --- year of plenty / monopoly ---------------------------------------------------------------
+
+
+class ResourcePickDialog(Dialog):
+    """Year of Plenty (two resources from the bank) or Monopoly (one resource)."""
+
+    width, height = 560, 270
+
+    def __init__(self, ctx: Context, ui: TableUI, mode: str) -> None:
+        self.mode = mode
+        self.kind = mode
+        self.picks: list[int] = []
+        self.tiles: dict[int, pygame.Rect] = {}
+        super().__init__(ctx, ui)
+
+    def title(self) -> str:
+        return self.tr(f"table.dlg.{self.mode}")
+
+    def build(self) -> None:
+        self.buttons["cancel"] = TButton("cancel", self.tr("common.cancel"), self.close)
+        self.buttons["ok"] = TButton("ok", self.tr("table.dlg.play"), self._ok, primary=True)
+
+    def place(self, body: pygame.Rect) -> None:
+        px = self.ui.px
+        w = (body.w - 4 * px(12)) // 5
+        self.tiles = {r: pygame.Rect(body.x + r * (w + px(12)), body.y + px(28), w, px(86))
+                      for r in range(5)}
+        self.footer(["cancel", "ok"])
+
+    def _options(self) -> list[Action]:
+        kind = PlayYearOfPlenty if self.mode == "year_of_plenty" else PlayMonopoly
+        return _legal(self.model, kind)
+
+    def action(self) -> Action | None:
+        opts = self._options()
+        if self.mode == "monopoly":
+            if len(self.picks) != 1:
+                return None
+            want: Action = PlayMonopoly(self.picks[0])
+            return want if want in opts else None
+        picks = sorted(self.picks)
+        for a in opts:
+            assert isinstance(a, PlayYearOfPlenty)
+            pair = sorted([a.first] + ([] if a.second is None else [a.second]))
+            if pair == picks:
+                return a
+        return None
+
+    def max_picks(self) -> int:
+        if self.mode == "monopoly":
+            return 1
+        if any(isinstance(a, PlayYearOfPlenty) and a.second is None for a in self._options()):
+            return 1
+        return 2
+
+    def available(self, res: int) -> bool:
+        if self.mode == "monopoly":
+            return True
+        bank = (self.model.view or {}).get("bank", [0] * 5)
+        return bool(bank[res] > self.picks.count(res))
+
+    def click(self, pos: tuple[int, int]) -> bool:
+        for res, rect in self.tiles.items():
+            if rect.collidepoint(pos):
+                if self.mode == "monopoly":
+                    self.picks = [res]
+                elif len(self.picks) < self.max_picks() and self.available(res):
+                    self.picks.append(res)
+                elif res in self.picks:
+                    self.picks.remove(res)
+                return True
+        return False
+
+    def _ok(self) -> None:
+        a = self.action()
+        if a is not None and self.send(a):
+            self.close()
+
+    def relevant(self) -> bool:
+        return bool(self._options())
+
+    def draw_body(self, surface: pygame.Surface, body: pygame.Rect) -> None:
+        t = self.ui.text
+        px = self.ui.px
+        self.buttons["ok"].enabled = self.action() is not None and not self.ui.pending()
+        hint = self.tr(f"table.dlg.{self.mode}_hint", n=self.max_picks())
+        t.draw(surface, hint, (body.x, body.y), 13, INK_SOFT)
+        bank = (self.model.view or {}).get("bank", [0] * 5)
+        for res, rect in self.tiles.items():
+            n = self.picks.count(res)
+            top = self.tr(f"table.res.{RES_KEYS[res]}")
+            bottom = self.tr("table.dlg.bank_has", n=bank[res]) if self.mode != "monopoly" else ""
+            self.resource_tile(surface, rect, res, top, bottom, self.available(res) or n > 0,
+                               n > 0)
+            if n > 1:
+                t.draw(surface, f"×{n}", (rect.right - px(4), rect.y + px(2)), 14, INK, True,
+                       "topright")
+
+
+# --- maritime trade ------------------------------------------------------------------------------
+
+
+class MaritimeDialog(Dialog):
+    """Trade with the bank at the seat's best ratio per resource."""
+
+    kind = "bank"
+    width, height = 580, 340
+
+    def __init__(self, ctx: Context, ui: TableUI) -> None:
+        self.give: int | None = None
+        self.get: int | None = None
+        self.give_tiles: dict[int, pygame.Rect] = {}
+        self.get_tiles: dict[int, pygame.Rect] = {}
+        super().__init__(ctx, ui)
+
+    def title(self) -> str:
+        return self.tr("table.dlg.bank")
+
+    def build(self) -> None:
+        self.buttons["close"] = TButton("close", self.tr("common.close"), self.close)
+        self.buttons["ok"] = TButton("ok", self.tr("table.dlg.trade_ok"), self._ok, primary=True)
+
+    def place(self, body: pygame.Rect) -> None:
+        px = self.ui.px
+        w = (body.w - 4 * px(12)) // 5
+        self.give_tiles = {r: pygame.Rect(body.x + r * (w + px(12)), body.y + px(22), w, px(76))
+                           for r in range(5)}
+        self.get_tiles = {r: pygame.Rect(body.x + r * (w + px(12)), body.y + px(128), w, px(76))
+                          for r in range(5)}
+        self.footer(["close", "ok"])
+
+    def ratios(self) -> list[int]:
+        you = (self.model.view or {}).get("you") or {}
+        return list(you.get("ratios", [4] * 5))
+
+    def options(self) -> list[MaritimeTrade]:
+        return [a for a in self.model.legal if isinstance(a, MaritimeTrade)]
+
+    def click(self, pos: tuple[int, int]) -> bool:
+        opts = self.options()
+        for res, rect in self.give_tiles.items():
+            if rect.collidepoint(pos) and any(a.give == res for a in opts):
+                self.give = res
+                if self.get == res:
+                    self.get = None
+                return True
+        for res, rect in self.get_tiles.items():
+            if rect.collidepoint(pos) and any(a.get == res for a in opts) and res != self.give:
+                self.get = res
+                return True
+        return False
+
+    def _ok(self) -> None:
+        if self.give is None or self.get is None:
+            return
+        self.send(MaritimeTrade(self.give, self.get))
+
+    def relevant(self) -> bool:
+        return any(type(a) is EndTurn for a in self.model.legal) or self.ui.pending()
+
+    def update(self, dt: float) -> None:
+        super().update(dt)
+        opts = self.options()
+        if self.give is not None and not any(a.give == self.give for a in opts):
+            self.give = None
+        if self.get is not None and not any(a.get == self.get for a in opts):
+            self.get = None
+
+    def draw_body(self, surface: pygame.Surface, body: pygame.Rect) -> None:
+        t = self.ui.text
+        px = self.ui.px
+        opts = self.options()
+        ratios = self.ratios()
+        hand = my_hand(self.model) or [0] * 5
+        bank = (self.model.view or {}).get("bank", [0] * 5)
+        t.draw(surface, self.tr("table.dlg.you_give"), (body.x, body.y), 13, INK_SOFT, True)
+        for res, rect in self.give_tiles.items():
+            ok = any(a.give == res for a in opts)
+            self.resource_tile(surface, rect, res, f"{ratios[res]}:1",
+                               self.tr("table.dlg.have", n=hand[res]), ok, self.give == res)
+        t.draw(surface, self.tr("table.dlg.you_get"), (body.x, body.y + px(106)), 13, INK_SOFT,
+               True)
+        for res, rect in self.get_tiles.items():
+            ok = any(a.get == res and (self.give is None or a.give == self.give) for a in opts)
+            self.resource_tile(surface, rect, res, "", self.tr("table.dlg.bank_has", n=bank[res]),
+                               ok and res != self.give, self.get == res)
+        ready = (self.give is not None and self.get is not None
+                 and self.ui.may(MaritimeTrade(self.give, self.get)))
+        self.buttons["ok"].enabled = ready
+        if self.give is not None and self.get is not None:
+            summary = self.tr("table.dlg.bank_summary", n=ratios[self.give],
+                              give=self.tr(f"table.res.{RES_KEYS[self.give]}"),
+                              get=self.tr(f"table.res.{RES_KEYS[self.get]}"))
+            t.draw(surface, t.fit(summary, 13, body.w // 2, True),
+                   (body.x, self.buttons["ok"].rect.centery), 13, INK, True, "midleft")
+
+
+# --- domestic trade ------------------------------------------------------------------------------
+
+
+class TradeComposeDialog(Dialog):
+    """Compose an offer (the current player) or a counter-offer (an addressed seat)."""
+
+    width, height = 600, 345
+
+    def __init__(self, ctx: Context, ui: TableUI, counter: bool = False) -> None:
+        self.counter = counter
+        self.kind = "counter" if counter else "compose"
+        self.to: int | None = None
+        self.target_rects: dict[int | None, pygame.Rect] = {}
+        super().__init__(ctx, ui)
+        self.answering: tuple[Any, ...] | None = None  # the offer a counter answers
+        if counter:
+            trade = open_trade(self.model)
+            if trade is not None:  # start from the offer, seen from this side
+                self.answering = (trade["offerer"], tuple(trade["give"]), tuple(trade["get"]))
+                for r in range(5):
+                    self.give[r].set(trade["get"][r])
+                    self.get[r].set(trade["give"][r])
+
+    def title(self) -> str:
+        return self.tr("table.dlg.counter" if self.counter else "table.dlg.offer")
+
+    def build(self) -> None:
+        hand = my_hand(self.model) or [0] * 5
+        self.give = [Stepper(r, hand[r], partial(self._changed, "give", r)) for r in range(5)]
+        self.get = [Stepper(r, 19, partial(self._changed, "get", r)) for r in range(5)]
+        self.steppers = self.give + self.get
+        self.buttons["cancel"] = TButton("cancel", self.tr("common.cancel"), self.close)
+        self.buttons["ok"] = TButton("ok", self.tr("table.dlg.send_counter" if self.counter
+                                                   else "table.dlg.send_offer"), self._ok,
+                                     primary=True)
+
+    def place(self, body: pygame.Rect) -> None:
+        px = self.ui.px
+        w = (body.w - 4 * px(12)) // 5
+        for i in range(5):
+            x = body.x + i * (w + px(12))
+            self.give[i].layout(pygame.Rect(x, body.y + px(20), w, px(64)), self.ui)
+            self.get[i].layout(pygame.Rect(x, body.y + px(112), w, px(64)), self.ui)
+        self.target_rects = {}
+        if not self.counter:
+            y = body.y + px(196)
+            x = body.x + px(90)
+            opponents: list[int | None] = [None]
+            seat = self.model.seat
+            for other in range(int((self.model.view or {}).get("players", 0))):
+                if other != seat:
+                    opponents.append(other)
+            for q in opponents:
+                label = (self.tr("table.dlg.everyone") if q is None else self.ui.seat_name(q))
+                w2 = min(px(130), self.ui.text.font(13, True).size(label)[0] + px(34))
+                self.target_rects[q] = pygame.Rect(x, y, w2, px(28))
+                x += w2 + px(8)
+        self.footer(["cancel", "ok"])
+
+    def terms(self) -> tuple[tuple[int, int, int, int, int], tuple[int, int, int, int, int]]:
+        g = tuple(st.value for st in self.give)
+        w = tuple(st.value for st in self.get)
+        return (g[0], g[1], g[2], g[3], g[4]), (w[0], w[1], w[2], w[3], w[4])
+
+    def _changed(self, side: str, res: int) -> None:
+        # a resource is on one side only (R-TRADE-2)
+        if side == "give" and self.give[res].value:
+            self.get[res].value = 0
+        elif side == "get" and self.get[res].value:
+            self.give[res].value = 0
+
+    def action(self) -> Action:
+        give, get = self.terms()
+        if self.counter:
+            return CounterOffer(give, get)
+        return OfferTrade(give, get, self.to)
+
+    def _ok(self) -> None:
+        self.send(self.action())
+
+    def click(self, pos: tuple[int, int]) -> bool:
+        for q, rect in self.target_rects.items():
+            if rect.collidepoint(pos):
+                self.to = q
+                return True
+        return False
+
+    def relevant(self) -> bool:
+        if self.ui.pending():
+            return True
+        if self.counter:
+            trade = open_trade(self.model)
+            return (trade is not None and self.model.seat is not None
+                    and trade["status"][self.model.seat] == 0
+                    and self.answering == (trade["offerer"], tuple(trade["give"]),
+                                           tuple(trade["get"])))
+        return may_offer(self.model)
+
+    def update(self, dt: float) -> None:
+        super().update(dt)
+        hand = my_hand(self.model) or [0] * 5
+        for st in self.give:
+            st.maximum = hand[st.res]
+            st.set(st.value)
+
+    def draw_body(self, surface: pygame.Surface, body: pygame.Rect) -> None:
+        t = self.ui.text
+        px = self.ui.px
+        give, get = self.terms()
+        t.draw(surface, self.tr("table.dlg.you_give"), (body.x, body.y), 13, INK_SOFT, True)
+        t.draw(surface, self.tr("table.dlg.you_get"), (body.x, body.y + px(92)), 13, INK_SOFT,
+               True)
+        for st in self.give + self.get:
+            st.draw(surface, self.ui, None)
+        if self.target_rects:
+            y = next(iter(self.target_rects.values())).centery
+            t.draw(surface, self.tr("table.dlg.offer_to"), (body.x, y), 13, INK_SOFT, True,
+                   "midleft")
+            for q, rect in self.target_rects.items():
+                sel = q == self.to
+                col: Color = (90, 110, 140) if q is None else owner_color(
+                    q, int((self.model.view or {}).get("players", 4)))
+                pygame.draw.rect(surface, GOLD if sel else CARD_EDGE, rect.inflate(px(4), px(4)),
+                                 border_radius=px(8))
+                pygame.draw.rect(surface, CARD, rect, border_radius=px(7))
+                pygame.draw.circle(surface, col, (rect.x + px(13), rect.centery), px(7))
+                pygame.draw.circle(surface, INK, (rect.x + px(13), rect.centery), px(7), 1)
+                label = self.tr("table.dlg.everyone") if q is None else self.ui.seat_name(q)
+                t.draw(surface, t.fit(label, 13, rect.w - px(30), True),
+                       (rect.x + px(25), rect.centery), 13, INK, True, "midleft")
+        ok = terms_ok(give, get) and self.ui.may(self.action())
+        self.buttons["ok"].enabled = ok
+        if not terms_ok(give, get):
+            msg = self.tr("table.dlg.trade_hint")
+            t.draw(surface, t.fit(msg, 12, body.w - px(260), False),
+                   (body.x, self.buttons["ok"].rect.centery), 12, INK_SOFT, False, "midleft")
+
+
+class TradeAnswerDialog(Dialog):
+    """An offer addressed to this seat: accept, reject or counter."""
+
+    kind = "trade_answer"
+    cancellable = False
+    width, height = 520, 250
+
+    def title(self) -> str:
+        trade = open_trade(self.model) or {}
+        return self.tr("table.dlg.offer_from", name=self.ui.seat_name(trade.get("offerer")))
+
+    def build(self) -> None:
+        self.buttons["counter"] = TButton("counter", self.tr("table.dlg.counter_btn"),
+                                          self._counter)
+        self.buttons["reject"] = TButton("reject", self.tr("table.dlg.reject"), self._reject)
+        self.buttons["accept"] = TButton("accept", self.tr("table.dlg.accept"), self._accept,
+                                         primary=True)
+
+    def place(self, body: pygame.Rect) -> None:
+        self.footer(["counter", "reject", "accept"])
+
+    def _accept(self) -> None:
+        self.send(AcceptTrade())
+
+    def _reject(self) -> None:
+        self.send(RejectTrade())
+
+    def _counter(self) -> None:
+        if not self.ui.pending():
+            self.replace_with(TradeComposeDialog(self.ctx, self.ui, counter=True))
+
+    def relevant(self) -> bool:
+        trade = open_trade(self.model)
+        seat = self.model.seat
+        return (trade is not None and seat is not None and trade["status"][seat] == 0) or \
+            self.ui.pending()
+
+    def draw_body(self, surface: pygame.Surface, body: pygame.Rect) -> None:
+        t = self.ui.text
+        px = self.ui.px
+        trade = open_trade(self.model)
+        self.buttons["accept"].enabled = self.ui.may(AcceptTrade())
+        self.buttons["reject"].enabled = self.ui.may(RejectTrade())
+        self.buttons["counter"].enabled = not self.ui.pending()
+        if trade is None:
+            return
+        t.draw(surface, self.tr("table.dlg.you_get"), (body.x, body.y + px(4)), 13, INK_SOFT, True)
+        self.chips(surface, trade["give"], body.x + px(110), body.y, 26)
+        t.draw(surface, self.tr("table.dlg.you_give"), (body.x, body.y + px(48)), 13, INK_SOFT,
+               True)
+        self.chips(surface, trade["get"], body.x + px(110), body.y + px(44), 26)
+        hand = my_hand(self.model) or [0] * 5
+        if not covers(hand, trade["get"]):
+            t.draw(surface, self.tr("table.dlg.cannot_pay"), (body.x, body.y + px(88)), 12, BAD,
+                   True)
+
+
+class TradeOffererDialog(Dialog):
+    """The open offer of this seat: see the answers, confirm with one seat, or cancel."""
+
+    kind = "trade_offerer"
+    cancellable = False
+    width, height = 560, 330
+
+    def title(self) -> str:
+        return self.tr("table.dlg.your_offer")
+
+    def build(self) -> None:
+        self.buttons["cancel"] = TButton("cancel", self.tr("table.dlg.cancel_offer"),
+                                         self._cancel)
+        players = int((self.model.view or {}).get("players", 4))
+        for q in range(players):
+            self.buttons[f"confirm{q}"] = TButton(
+                f"confirm{q}", self.tr("table.dlg.confirm"),
+                partial(self.send, ConfirmTrade(q)), primary=True)
+
+    def place(self, body: pygame.Rect) -> None:
+        self.footer(["cancel"])  # the confirm buttons sit on the rows of the addressed seats
+
+    def _cancel(self) -> None:
+        from protocol.rules import CancelTrade
+
+        self.send(CancelTrade())
+
+    def relevant(self) -> bool:
+        trade = open_trade(self.model)
+        return (trade is not None and trade["offerer"] == self.model.seat) or self.ui.pending()
+
+    def draw_body(self, surface: pygame.Surface, body: pygame.Rect) -> None:
+        t = self.ui.text
+        px = self.ui.px
+        trade = open_trade(self.model)
+        if trade is None:
+            for name, btn in self.buttons.items():
+                btn.enabled = name == "cancel" and False
+            return
+        t.draw(surface, self.tr("table.dlg.you_give"), (body.x, body.y + px(4)), 13, INK_SOFT, True)
+        self.chips(surface, trade["give"], body.x + px(100), body.y, 24)
+        t.draw(surface, self.tr("table.dlg.you_get"), (body.x, body.y + px(36)), 13, INK_SOFT,
+               True)
+        self.chips(surface, trade["get"], body.x + px(100), body.y + px(32), 24)
+        ok_seats = set(confirmable(self.model)) if not self.ui.pending() else set()
+        players = int((self.model.view or {}).get("players", 4))
+        y = body.y + px(78)
+        for q, st in enumerate(trade["status"]):
+            confirm = self.buttons.get(f"confirm{q}")
+            if confirm is None:
+                continue
+            btn = confirm
+            btn.visible = st >= 0
+            btn.enabled = q in ok_seats
+            if st < 0:
+                continue
+            btn.rect = pygame.Rect(body.right - px(110), y, px(110), px(30))
+            col = owner_color(q, players)
+            pygame.draw.circle(surface, shade(col, -0.4), (body.x + px(9), y + px(15)), px(9))
+            pygame.draw.circle(surface, col, (body.x + px(9), y + px(15)), px(7))
+            t.draw(surface, t.fit(self.ui.seat_name(q), 14, px(130), True),
+                   (body.x + px(24), y + px(15)), 14, INK, True, "midleft")
+            label = self.tr(f"table.trade.status.{_STATUS_KEYS.get(st, 'waiting')}")
+            colr = {1: GOOD, 2: BAD, 3: (200, 130, 20)}.get(st, INK_SOFT)
+            lr = t.draw(surface, label, (body.x + px(160), y + px(15)), 13, colr, True, "midleft")
+            counter = trade["counters"][q] if st == 3 else None
+            if counter is not None:
+                # the counter is from their side (they give counter[0]); shown from ours,
+                # in the order of the offer above: what we give ⇄ what we get
+                x = self.chips(surface, counter[1], lr.right + px(10), y + px(5), 20)
+                t.draw(surface, "⇄", (x + px(4), y + px(15)), 14, INK_SOFT, True, "midleft")
+                self.chips(surface, counter[0], x + px(22), y + px(5), 20)
+            y += px(40)
+        self.buttons["cancel"].enabled = not self.ui.pending()
+
+
+# --- robbing -------------------------------------------------------------------------------------
+
+
+class StealDialog(Dialog):
+    """Choose whom to rob among the seats touching the robber's hex."""
+
+    kind = "steal"
+    cancellable = False
+    width, height = 480, 220
+
+    def title(self) -> str:
+        return self.tr("table.dlg.steal")
+
+    def build(self) -> None:
+        for a in _legal(self.model, Steal):
+            assert isinstance(a, Steal)
+            self.buttons[f"victim{a.victim}"] = TButton(
+                f"victim{a.victim}", self.ui.seat_name(a.victim),
+                partial(self.send, a))
+
+    def place(self, body: pygame.Rect) -> None:
+        px = self.ui.px
+        btns = list(self.buttons.values())
+        if not btns:
+            return
+        w = min(px(140), (body.w - (len(btns) - 1) * px(12)) // len(btns))
+        x = body.centerx - (len(btns) * (w + px(12)) - px(12)) // 2
+        for btn in btns:
+            btn.rect = pygame.Rect(x, body.y + px(40), w, px(70))
+            x += w + px(12)
+
+    def relevant(self) -> bool:
+        return bool(_legal(self.model, Steal)) or self.ui.pending()
+
+    def draw(self, surface: pygame.Surface) -> None:
+        super().draw(surface)
+        t = self.ui.text
+        px = self.ui.px
+        view = self.model.view or {}
+        players = int(view.get("players", 4))
+        for name, btn in self.buttons.items():
+            q = int(name[len("victim"):])
+            btn.enabled = not self.ui.pending()
+            col = owner_color(q, players)
+            pygame.draw.rect(surface, col, (btn.rect.x + px(6), btn.rect.y + px(6), px(10),
+                                            btn.rect.h - px(12)), border_radius=px(3))
+            n = view["seats"][q]["cards"] if view.get("seats") else 0
+            t.draw(surface, self.tr("table.dlg.cards_n", n=n),
+                   (btn.rect.centerx, btn.rect.bottom - px(6)), 12, (235, 235, 235), True,
+                   "midbottom")
+
+    def draw_body(self, surface: pygame.Surface, body: pygame.Rect) -> None:
+        self.ui.text.draw(surface, self.tr("table.dlg.steal_hint"), (body.x, body.y), 13, INK_SOFT)
+
+
+# --- development cards ---------------------------------------------------------------------------
+
+_PLAY = {0: PlayKnight, 1: PlayRoadBuilding, 2: PlayYearOfPlenty, 3: PlayMonopoly}
+
+
+class DevCardDialog(Dialog):
+    """The seat's development cards, with a Play button for each playable one."""
+
+    kind = "cards"
+    width, height = 600, 420
+
+    def title(self) -> str:
+        return self.tr("table.dlg.cards")
+
+    def build(self) -> None:
+        for card in range(4):
+            self.buttons[f"play{card}"] = TButton(f"play{card}", self.tr("table.dlg.play"),
+                                                  partial(self._play, card),
+                                                  primary=True)
+        self.buttons["close"] = TButton("close", self.tr("common.close"), self.close)
+
+    def place(self, body: pygame.Rect) -> None:
+        px = self.ui.px
+        for card in range(4):
+            self.buttons[f"play{card}"].rect = pygame.Rect(body.right - px(96),
+                                                           body.y + card * px(62) + px(12),
+                                                           px(96), px(34))
+        self.footer(["close"])
+
+    def _play(self, card: int) -> None:
+        kind = _PLAY[card]
+        legal = _legal(self.model, kind)
+        if not legal or self.ui.pending():
+            return
+        if kind is PlayYearOfPlenty:
+            self.replace_with(ResourcePickDialog(self.ctx, self.ui, "year_of_plenty"))
+        elif kind is PlayMonopoly:
+            self.replace_with(ResourcePickDialog(self.ctx, self.ui, "monopoly"))
+        elif self.send(legal[0]):
+            self.close()
+
+    def relevant(self) -> bool:
+        return self.model.seat is not None and (self.model.view or {}).get("you") is not None
+
+    def draw_body(self, surface: pygame.Surface, body: pygame.Rect) -> None:
+        t = self.ui.text
+        px = self.ui.px
+        you = (self.model.view or {}).get("you") or {}
+        cards = you.get("dev_cards", [0] * 5)
+        new = you.get("dev_new", [0] * 5)
+        for card in range(5):
+            y = body.y + card * px(62)
+            surface.blit(dev_icon(card, px(44)), (body.x, y + px(4)))
+            name = self.tr(f"table.dev.{DEV_NAMES[card]}")
+            count = self.tr("table.dlg.owned", n=cards[card])
+            if new[card]:
+                count += " " + self.tr("table.dlg.new_n", n=new[card])
+            nr = t.draw(surface, name, (body.x + px(54), y + px(4)), 15, INK, True)
+            t.draw(surface, count, (nr.right + px(8), y + px(6)), 13, INK_SOFT, True)
+            desc = self.tr(f"table.dev_desc.{DEV_NAMES[card]}")
+            for i, line in enumerate(t.wrap(desc, 12, body.w - px(170))[:2]):
+                t.draw(surface, line, (body.x + px(54), y + px(26) + i * px(15)), 12, INK_SOFT)
+            if card < 4:
+                self.buttons[f"play{card}"].enabled = (bool(_legal(self.model, _PLAY[card]))
+                                                       and not self.ui.pending())
+            if card < 4:
+                pygame.draw.line(surface, (226, 214, 190), (body.x, y + px(58)),
+                                 (body.right, y + px(58)))
+
+
+# --- two-player token actions --------------------------------------------------------------------
+
+
+class TokenDialog(Dialog):
+    """2-player trade-token actions: forced trade, robber home, discard a knight."""
+
+    kind = "tokens"
+    width, height = 580, 330
+    ROWS = (("forced", TokenForcedTrade), ("robber_home", TokenRobberHome),
+            ("discard_knight", DiscardKnight))
+
+    def title(self) -> str:
+        return self.tr("table.dlg.tokens")
+
+    def build(self) -> None:
+        for name, kind in self.ROWS:
+            self.buttons[name] = TButton(name, self.tr(f"table.dlg.token_{name}"),
+                                         partial(self._do, kind))
+        self.buttons["close"] = TButton("close", self.tr("common.close"), self.close)
+
+    def place(self, body: pygame.Rect) -> None:
+        px = self.ui.px
+        for i, (name, _) in enumerate(self.ROWS):
+            self.buttons[name].rect = pygame.Rect(body.right - px(150),
+                                                  body.y + px(30) + i * px(62), px(150), px(36))
+        self.footer(["close"])
+
+    def _do(self, kind: type[Action]) -> None:
+        legal = _legal(self.model, kind)
+        if legal and self.send(legal[0]):
+            self.close()
+
+    def cost(self) -> int:
+        view = self.model.view or {}
+        me = self.model.seat
+        if me is None or not view.get("seats"):
+            return 1
+        mine = view["seats"][me]["vp"]
+        other = view["seats"][1 - me]["vp"] if len(view["seats"]) > 1 else 0
+        return 1 if mine <= other else 2
+
+    def relevant(self) -> bool:
+        return any(type(a) is EndTurn for a in self.model.legal) or self.ui.pending()
+
+    def draw_body(self, surface: pygame.Surface, body: pygame.Rect) -> None:
+        t = self.ui.text
+        px = self.ui.px
+        view = self.model.view or {}
+        me = self.model.seat
+        tokens = view["seats"][me].get("tokens", 0) if me is not None and view.get("seats") else 0
+        have = self.tr("table.dlg.tokens_have", n=tokens, stock=view.get("token_stock", 0))
+        t.draw(surface, have, (body.x, body.y), 13, INK_SOFT, True)
+        cost = self.cost()
+        for i, (name, kind) in enumerate(self.ROWS):
+            y = body.y + px(30) + i * px(62)
+            t.draw(surface, self.tr(f"table.dlg.token_{name}"), (body.x, y), 14, INK, True)
+            if name == "discard_knight":
+                note = self.tr("table.dlg.token_gain", n=2)
+            else:
+                note = self.tr("table.dlg.token_cost", n=cost)
+            desc = self.tr(f"table.dlg.token_{name}_desc")
+            t.draw(surface, t.fit(f"{note} · {desc}", 12, body.w - px(170)), (body.x, y + px(20)),
+                   12, INK_SOFT)
+            self.buttons[name].enabled = bool(_legal(self.model, kind)) and not self.ui.pending()
+
+
+# --- end of the game and leaving -----------------------------------------------------------------
+
+
+class GameOverDialog(Dialog):
+    """Final scores, the winner first."""
+
+    kind = "game_over"
+    width, height = 500, 380
+
+    def title(self) -> str:
+        over = self.model.game_over or {}
+        winner = over.get("winner")
+        if winner is None:
+            return self.tr("table.dlg.game_stopped")
+        if winner == self.model.seat:
+            return self.tr("table.dlg.you_won")
+        return self.tr("table.dlg.winner", name=self.ui.seat_name(winner))
+
+    def build(self) -> None:
+        self.buttons["board"] = TButton("board", self.tr("table.dlg.view_board"), self.close)
+        self.buttons["lobby"] = TButton("lobby", self.tr("table.dlg.to_lobby"), self._leave,
+                                        primary=True)
+
+    def place(self, body: pygame.Rect) -> None:
+        self.footer(["board", "lobby"])
+
+    def _leave(self) -> None:
+        self.ctx.send({"type": "leave"})
+        self.close()
+
+    def vp_cards(self) -> list[int]:
+        for ev in reversed(self.model.events):
+            if ev.get("type") == "game_over":
+                return list(ev.get("vp_cards") or [])
+        return []
+
+    def draw_body(self, surface: pygame.Surface, body: pygame.Rect) -> None:
+        t = self.ui.text
+        px = self.ui.px
+        over = self.model.game_over or {}
+        scores = list(over.get("scores") or [])
+        winner = over.get("winner")
+        vp_cards = self.vp_cards()
+        players = len(scores)
+        order = sorted(range(players), key=lambda q: (q != winner, -scores[q], q))
+        y = body.y + px(6)
+        for rank, q in enumerate(order):
+            row = pygame.Rect(body.x, y, body.w, px(48))
+            fill = (255, 240, 196) if q == winner else CARD
+            pygame.draw.rect(surface, fill, row, border_radius=px(8))
+            pygame.draw.rect(surface, GOLD if q == winner else CARD_EDGE, row, 2 if q == winner
+                             else 1, border_radius=px(8))
+            col = owner_color(q, players)
+            pygame.draw.circle(surface, shade(col, -0.45), (row.x + px(24), row.centery), px(14))
+            pygame.draw.circle(surface, col, (row.x + px(24), row.centery), px(12))
+            t.draw(surface, str(rank + 1), (row.x + px(24), row.centery), 13, text_on(col), True,
+                   "center")
+            name = self.ui.seat_name(q)
+            if q == self.model.seat:
+                name = self.tr("table.you_suffix", name=name)
+            t.draw(surface, t.fit(name, 16, row.w - px(200), True), (row.x + px(48), row.centery),
+                   16, INK, True, "midleft")
+            t.draw(surface, self.tr("table.dlg.points", n=scores[q]),
+                   (row.right - px(12), row.centery - px(2)), 18, INK, True, "midright")
+            if q < len(vp_cards) and vp_cards[q]:
+                t.draw(surface, self.tr("table.dlg.vp_cards", n=vp_cards[q]),
+                       (row.right - px(12), row.bottom - px(2)), 10, INK_SOFT, False,
+                       "bottomright")
+            y += px(54)
+
+
+class ConfirmLeaveDialog(Dialog):
+    """Leave the table (back to the lobby)?"""
+
+    kind = "leave"
+    width, height = 460, 190
+
+    def title(self) -> str:
+        return self.tr("table.dlg.leave")
+
+    def build(self) -> None:
+        self.buttons["stay"] = TButton("stay", self.tr("common.cancel"), self.close)
+        self.buttons["leave"] = TButton("leave", self.tr("table.dlg.leave_ok"), self._leave,
+                                        primary=True)
+
+    def place(self, body: pygame.Rect) -> None:
+        self.footer(["stay", "leave"])
+
+    def _leave(self) -> None:
+        self.ctx.send({"type": "leave"})
+        self.close()
+
+    def draw_body(self, surface: pygame.Surface, body: pygame.Rect) -> None:
+        playing = self.model.table_status == "playing" and self.model.seat is not None
+        text = self.tr("table.dlg.leave_playing" if playing else "table.dlg.leave_text")
+        for i, line in enumerate(self.ui.text.wrap(text, 13, body.w)[:3]):
+            self.ui.text.draw(surface, line, (body.x, body.y + i * self.ui.px(18)), 13, INK)
+

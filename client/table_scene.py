@@ -1,0 +1,1204 @@
+"""The table: the island, the players, the hand and every decision of a game.
+
+Laid out like sea3D's table: the island on the left, the players on the
+right, the bank and deck counts along the top, the hand, the action buttons
+and the build buttons (with their costs) along the bottom, the log, chat and
+dice histogram under the players.
+
+The scene only reads ``ctx.model``; what the player wants goes out through
+:meth:`TableUI.send` (which sends only what the rules allow, see
+:mod:`client.intents`). Board placements (set-up, build modes, the robber,
+free and neutral roads) are clicks on lit-up spots; every other decision is
+a dialog (:mod:`client.dialogs`) that the scene opens when the legal actions
+call for it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import pygame
+
+from protocol.rules import (
+    Action,
+    BuildCity,
+    BuildNeutralRoad,
+    BuildNeutralSettlement,
+    BuildRoad,
+    BuildSettlement,
+    BuyDevCard,
+    Discard,
+    DiscardKnight,
+    EndTurn,
+    GiveBack,
+    MaritimeTrade,
+    MoveRobber,
+    PlayKnight,
+    PlayMonopoly,
+    PlayRoadBuilding,
+    PlayYearOfPlenty,
+    RollDice,
+    Steal,
+    TokenForcedTrade,
+    TokenRobberHome,
+)
+
+from . import dialogs
+from .board_view import BoardView, Highlights, owner_color
+from .describe import describe
+from .intents import may_offer, open_trade
+from .model import ONLINE
+from .scene import Context, Scene
+from .table_gfx import (
+    BAD,
+    CARD,
+    CARD_EDGE,
+    COSTS,
+    CREAM,
+    DEV_COLORS,
+    GOLD,
+    GOOD,
+    INK,
+    INK_SOFT,
+    PANEL_BG,
+    PANEL_DARK,
+    PANEL_DARK_EDGE,
+    RED_NUMBER,
+    RESOURCE_COLORS,
+    TABLE_BG,
+    TABLE_SHADOW,
+    Color,
+    dev_icon,
+    die_face,
+    glyph,
+    panel,
+    resource_chip,
+    resource_icon,
+    shade,
+    text_on,
+)
+from .table_widgets import TableUI, TButton, TextInput
+
+_PLAY_ACTIONS: dict[int, type[Action]] = {
+    0: PlayKnight, 1: PlayRoadBuilding, 2: PlayYearOfPlenty, 3: PlayMonopoly,
+}
+_DEV_KEYS = ("knight", "road_building", "year_of_plenty", "monopoly", "victory_point")
+_STATUS_KEYS = {0: "waiting", 1: "accepted", 2: "rejected", 3: "countered"}
+_PLACEMENT_PHASES = frozenset({"setup_settlement", "setup_road", "road_building", "move_robber",
+                               "neutral_road", "neutral_settlement"})
+
+
+class TableScene(Scene):
+    """The game table for a seat, or for a spectator (``model.seat`` None)."""
+
+    def __init__(self, ctx: Context) -> None:
+        super().__init__(ctx)
+        self.ui = TableUI(ctx)
+        self.board = BoardView(lambda size, bold=False: self.ui.text.font(
+            max(6, round(size / self.ui.scale)), bold))
+        self.size = (1280, 800)
+        surf = pygame.display.get_surface() if pygame.display.get_init() else None
+        if surf is not None:
+            self.size = surf.get_size()
+        self.mode: str | None = None  # build mode in the main phase: road, settlement, city
+        self.neutral = 2  # the neutral player the 2-player neutral builds go to
+        self.hover: tuple[int, int] | None = None
+        self.pulse = 0.0
+        self.log_scroll = 0
+        self.chat_scroll = 0
+        self.chat = TextInput(self._send_chat)
+        self._over_shown = False
+        self._log_cache: dict[int, tuple[object, list[tuple[str, Color | None]]]] = {}
+        self._log_lines: list[tuple[str, Color | None]] = []
+        self._log_key: tuple[Any, ...] = ()
+        self._chat_lines: list[tuple[str, Color | None, str]] = []
+        self._chat_key: tuple[Any, ...] = ()
+        self._derived_key: tuple[Any, ...] | None = None
+        self.spots: dict[tuple[str, int], Action] = {}  # (kind, id) -> the action a click sends
+        self.highlights: Highlights | None = None
+        self.prompt = ""
+        self.prompt_mine = False
+        self.rects: dict[str, pygame.Rect] = {}
+        self.hand_rects: dict[int, pygame.Rect] = {}
+        self.dev_rects: dict[int, pygame.Rect] = {}
+        self.neutral_rects: dict[int, pygame.Rect] = {}
+        self._neutral_choice: list[int] = []
+        self._layout_players = 0
+        self._chrome: pygame.Surface | None = None
+        self._chrome_keys: dict[str, tuple[Any, ...]] = {}
+        self._chrome_base: tuple[Any, ...] = ()
+        self.chrome_builds = 0
+        self.region_builds: dict[str, int] = {}
+        self._sprites: dict[tuple[Any, ...], pygame.Surface] = {}
+        self._timer_slot = pygame.Rect(0, 0, 0, 0)
+        self._banner: pygame.Surface | None = None
+        self._banner_key: tuple[Any, ...] = ()
+        self._banner_spots: dict[int, pygame.Rect] = {}
+        self.buttons: dict[str, TButton] = {}
+        self._make_buttons()
+        self._layout()
+
+    # -- set-up ---------------------------------------------------------------------------
+
+    def _make_buttons(self) -> None:
+        tr = self.ctx.tr
+        b = self.buttons
+        b["roll"] = TButton("roll", tr("table.btn.roll"), self._roll, icon="dice", primary=True,
+                            hotkey="R")
+        b["end"] = TButton("end", tr("table.btn.end_turn"), self._end_turn, icon="flag",
+                           primary=True, hotkey="E")
+        b["road"] = TButton("road", tr("table.btn.road"), lambda: self._toggle_mode("road"),
+                            cost=COSTS["road"])
+        b["settlement"] = TButton("settlement", tr("table.btn.settlement"),
+                                  lambda: self._toggle_mode("settlement"),
+                                  cost=COSTS["settlement"])
+        b["city"] = TButton("city", tr("table.btn.city"), lambda: self._toggle_mode("city"),
+                            cost=COSTS["city"])
+        b["buy"] = TButton("buy", tr("table.btn.buy_dev"), self._buy, cost=COSTS["dev"])
+        b["cards"] = TButton("cards", tr("table.btn.cards"), self._open_cards, icon="dev")
+        b["trade"] = TButton("trade", tr("table.btn.trade"), self._open_trade, icon="trade")
+        b["bank"] = TButton("bank", tr("table.btn.bank"), self._open_bank, icon="bank")
+        b["tokens"] = TButton("tokens", tr("table.btn.tokens"), self._open_tokens, icon="token")
+        b["leave"] = TButton("leave", tr("table.btn.leave"), self._leave)
+
+    # -- Scene API ----------------------------------------------------------------------------
+
+    def resized(self, size: tuple[int, int]) -> None:
+        self.size = (max(320, size[0]), max(240, size[1]))
+        self._layout()
+
+    def enter(self) -> None:
+        self._derived_key = None
+
+    def update(self, dt: float) -> None:
+        self.pulse = (self.pulse + dt * 0.8) % 1.0
+        self._derive()
+        self._auto_dialogs()
+
+    def handle(self, event: pygame.event.Event) -> bool:
+        self._derive()
+        if event.type == pygame.VIDEORESIZE:
+            self.resized((event.w, event.h))
+            return False
+        if self.chat.handle(event):
+            return True
+        if event.type == pygame.MOUSEMOTION:
+            self.hover = event.pos
+            for btn in self.buttons.values():
+                btn.handle(event)
+            return False
+        if event.type == pygame.MOUSEWHEEL:
+            return self._scroll(event.y)
+        if event.type == pygame.KEYDOWN:
+            return self._key(event)
+        if event.type != pygame.MOUSEBUTTONDOWN:
+            return False
+        if event.button == 3:
+            if self.mode is not None:
+                self.mode = None
+                self._derived_key = None
+                return True
+            return False
+        if event.button != 1:  # (the wheel arrives as MOUSEWHEEL too: handled above)
+            return False
+        for btn in self.buttons.values():
+            if btn.handle(event):
+                return True
+        for owner, rect in self.neutral_rects.items():
+            if rect.collidepoint(event.pos):
+                self.neutral = owner
+                self._derived_key = None
+                return True
+        for card, rect in self.dev_rects.items():
+            if rect.collidepoint(event.pos):
+                self._play_card(card)
+                return True
+        if self.rects["board"].collidepoint(event.pos):
+            return self._click_board(event.pos)
+        return False
+
+    def draw(self, surface: pygame.Surface) -> None:
+        if surface.get_size() != self.size:
+            self.resized(surface.get_size())
+        self._derive()
+        view = self.ctx.model.view
+        if view is None:
+            surface.fill(TABLE_BG)
+            self._draw_waiting(surface)
+            return
+        surface.blit(self._chrome_surface(view), (0, 0))
+        self._draw_dice(surface, view)
+        self._draw_trade_strip(surface, view)
+        if self.highlights is not None:
+            self.board.draw_highlights(surface, self.highlights, self.hover, self.pulse)
+        self._draw_banner(surface)
+        self._draw_timer(surface)
+        self._draw_hand_hover(surface, view)
+        for btn in self.buttons.values():
+            btn.draw(surface, self.ui, 17 if btn.primary else 13)
+        self.chat.draw(surface, self.ui, self.ctx.tr("table.chat_placeholder"))
+
+    def _chrome_surface(self, view: dict[str, Any]) -> pygame.Surface:
+        """Everything that changes only with the model, drawn once per change: each
+        region of the screen is redrawn only when what it shows changed."""
+        m = self.ctx.model
+        base = (self.size, self.ui.scale, id(self.ctx.tr))
+        events, chat = m.events, m.chat
+        you = view.get("you") or {}
+        keys: dict[str, tuple[Any, ...]] = {
+            "board": self._pieces_key(view),
+            "top": (tuple(view["bank"]), view["dev_deck"], view.get("turn"), view.get("phase"),
+                    m.connection),
+            "players": (repr(view["seats"]), view.get("current"), tuple(view.get("to_act", ())),
+                        view.get("phase"), view.get("longest_road"), view.get("largest_army"),
+                        you.get("vp_total"), repr(m.table_seats), m.seat),
+            "histogram": (tuple(m.dice), tuple(view.get("last_roll") or ())),
+            "log": (len(events), id(events[-1]) if events else 0, self.log_scroll,
+                    id(m.table_seats)),
+            "chat": (len(chat), id(chat[-1]) if chat else 0, self.chat_scroll,
+                     id(m.table_seats)),
+            "bottom": (repr(you), tuple(sorted({type(a).__name__ for a in m.legal})), m.seat),
+        }
+        full = self._chrome is None or self._chrome_base != base
+        if not full and keys == self._chrome_keys:
+            assert self._chrome is not None
+            return self._chrome
+        if full or self._chrome is None:
+            self._chrome = pygame.Surface(self.size)
+            self._chrome.fill(TABLE_BG)
+        chrome = self._chrome
+        px = self.ui.px
+        r = self.rects
+        regions: dict[str, pygame.Rect] = {
+            "board": r["board"], "top": r["top"], "bottom": r["bottom"],
+            "players": r["players"].inflate(px(8), px(8)),
+            "histogram": r["histogram"].inflate(px(8), px(8)),
+            "log": r["log"].inflate(px(8), px(8)), "chat": r["chat"].inflate(px(8), px(8)),
+        }
+        for name, key in keys.items():
+            if not full and self._chrome_keys.get(name) == key:
+                continue
+            chrome.set_clip(regions[name])
+            chrome.fill(TABLE_BG)
+            if name == "board":
+                self.board.set_rect(r["board"], r["island"])
+                self.board.draw_base(chrome, view)
+            elif name == "top":
+                self._draw_top(chrome, view)
+            elif name == "players":
+                self._draw_players(chrome, view)
+            elif name == "histogram":
+                self._draw_histogram(chrome)
+            elif name == "log":
+                self._draw_log(chrome)
+            elif name == "chat":
+                self._draw_chat(chrome)
+            else:
+                self._draw_bottom(chrome, view)
+            chrome.set_clip(None)
+            self.region_builds[name] = self.region_builds.get(name, 0) + 1
+        self._chrome_keys = keys
+        self._chrome_base = base
+        self.chrome_builds += 1
+        return chrome
+
+    @staticmethod
+    def _pieces_key(view: dict[str, Any]) -> tuple[Any, ...]:
+        board = view["board"]
+        return (tuple(board["terrain"]), tuple(board["numbers"]), tuple(board["harbors"]),
+                view["robber"], tuple(map(tuple, view.get("buildings", ()))),
+                tuple(map(tuple, view.get("roads", ()))))
+
+    # -- layout ----------------------------------------------------------------------------------
+
+    def _layout(self) -> None:
+        w, h = self.size
+        s = max(0.7, min(w / 1280, h / 800, 1.6))
+        self.ui.set_scale(s)
+        px = self.ui.px
+        rw = min(max(round(w * 0.3), px(300)), px(460))
+        top, bottom = px(46), px(164)
+        r: dict[str, pygame.Rect] = {}
+        r["left"] = pygame.Rect(0, 0, w - rw, h)
+        r["top"] = pygame.Rect(0, 0, w - rw, top)
+        r["board"] = pygame.Rect(0, top, w - rw, max(50, h - top - bottom))
+        r["island"] = pygame.Rect(r["board"].x, r["board"].y + px(40), r["board"].w,
+                                  max(40, r["board"].h - px(46)))
+        r["bottom"] = pygame.Rect(0, h - bottom, w - rw, bottom)
+        r["right"] = pygame.Rect(w - rw, 0, rw, h)
+        pad = px(8)
+        x0, inner = w - rw + pad, rw - 2 * pad
+        players = self._players()
+        self._layout_players = players
+        ph = px(74)
+        r["players"] = pygame.Rect(x0, pad, inner, players * (ph + px(6)) - px(6))
+        for q in range(players):
+            r[f"player{q}"] = pygame.Rect(x0, pad + q * (ph + px(6)), inner, ph)
+        y = r["players"].bottom + px(8)
+        r["histogram"] = pygame.Rect(x0, y, inner, px(92))
+        y = r["histogram"].bottom + px(8)
+        rest = h - pad - y
+        chat_h = max(px(120), round(rest * 0.45))
+        r["log"] = pygame.Rect(x0, y, inner, rest - chat_h - px(8))
+        r["chat"] = pygame.Rect(x0, r["log"].bottom + px(8), inner, chat_h)
+        self.chat.rect = pygame.Rect(r["chat"].x + px(8), r["chat"].bottom - px(36),
+                                     r["chat"].w - px(16), px(28))
+        # bottom: hand and the two big buttons above, build and action buttons below
+        b = r["bottom"]
+        row_a = pygame.Rect(b.x + pad, b.y + pad, b.w - 2 * pad, px(86))
+        row_b = pygame.Rect(b.x + pad, row_a.bottom + px(8), b.w - 2 * pad,
+                            b.bottom - row_a.bottom - px(8) - pad)
+        r["hand"] = row_a
+        big_w = min(px(150), round(row_a.w * 0.17))
+        self.buttons["end"].rect = pygame.Rect(row_a.right - big_w, row_a.y + px(8), big_w,
+                                               row_a.h - px(16))
+        self.buttons["roll"].rect = self.buttons["end"].rect.move(-big_w - pad, 0)
+        card_w = px(50)
+        gap = px(6)
+        self.hand_rects = {}
+        self.dev_rects = {}
+        cx = row_a.x + px(4)
+        cy = row_a.y + px(18)
+        ch = row_a.h - px(20)
+        for res in range(5):
+            self.hand_rects[res] = pygame.Rect(cx, cy, card_w, ch)
+            cx += card_w + gap
+        cx += px(14)
+        for card in range(5):
+            self.dev_rects[card] = pygame.Rect(cx, cy, card_w, ch)
+            cx += card_w + gap
+        r["hand_res"] = pygame.Rect(self.hand_rects[0].x, row_a.y, 5 * (card_w + gap), row_a.h)
+        r["hand_dev"] = pygame.Rect(self.dev_rects[0].x, row_a.y, 5 * (card_w + gap), row_a.h)
+        names = ["road", "settlement", "city", "buy", "cards", "trade", "bank"]
+        if players == 2:
+            names.append("tokens")
+        self.buttons["tokens"].visible = players == 2
+        n = len(names)
+        bw = (row_b.w - (n - 1) * gap - px(10)) / n
+        x = float(row_b.x)
+        for i, name in enumerate(names):
+            if i == 4:
+                x += px(10)  # a little space between building and the other actions
+            self.buttons[name].rect = pygame.Rect(round(x), row_b.y, round(bw), row_b.h)
+            x += bw + gap
+        lw = px(86)
+        self.buttons["leave"].rect = pygame.Rect(r["top"].right - lw - pad, px(8), lw, top - px(16))
+        self.rects = r
+        self.ui.dialog_area = r["left"]
+        self.board.set_rect(r["board"], r["island"])
+        self._derived_key = None
+
+    def _players(self) -> int:
+        view = self.ctx.model.view
+        if view is not None:
+            return int(view.get("players", 4))
+        settings = self.ctx.model.settings or {}
+        return int(settings.get("players", 4))
+
+    # -- what the model asks for ---------------------------------------------------------------
+
+    def _derive(self) -> None:
+        """Recompute highlights, prompt and button states when the model changed."""
+        m = self.ctx.model
+        pending = self.ui.pending()
+        key = (m.changes, m.version, m.legal_version, self.mode, self.neutral, pending,
+               self.size, self._players())
+        if key == self._derived_key:
+            return
+        if self._players() != self._layout_players:
+            self._layout()
+        self._derived_key = key
+        view = m.view
+        me = m.seat
+        legal = [] if pending else m.legal
+        phase = view.get("phase") if view else None
+        spots: dict[tuple[str, int], Action] = {}
+        ghost = None
+        color: Color = owner_color(me, self._players()) if me is not None else (255, 255, 255)
+        if self.mode is not None and (phase != "main" or not any(
+                type(a) is {"road": BuildRoad, "settlement": BuildSettlement,
+                            "city": BuildCity}[self.mode] for a in legal)):
+            self.mode = None
+        if phase == "main":
+            if self.mode == "road":
+                spots = {("edge", a.edge): a for a in legal if isinstance(a, BuildRoad)}
+                ghost = "road"
+            elif self.mode == "settlement":
+                spots = {("node", a.node): a for a in legal if isinstance(a, BuildSettlement)}
+                ghost = "settlement"
+            elif self.mode == "city":
+                spots = {("node", a.node): a for a in legal if isinstance(a, BuildCity)}
+                ghost = "city"
+        elif phase in _PLACEMENT_PHASES:
+            neutrals = {a.neutral for a in legal
+                        if isinstance(a, BuildNeutralRoad | BuildNeutralSettlement)}
+            if neutrals and self.neutral not in neutrals:
+                self.neutral = min(neutrals)
+            for a in legal:
+                if isinstance(a, BuildSettlement):
+                    spots[("node", a.node)] = a
+                    ghost = "settlement"
+                elif isinstance(a, BuildRoad):
+                    spots[("edge", a.edge)] = a
+                    ghost = "road"
+                elif isinstance(a, MoveRobber):
+                    spots[("hex", a.hex)] = a
+                    ghost = "robber"
+                    color = (255, 255, 255)
+                elif isinstance(a, BuildNeutralRoad) and a.neutral == self.neutral:
+                    spots[("edge", a.edge)] = a
+                    ghost = "road"
+                    color = owner_color(a.neutral, self._players())
+                elif isinstance(a, BuildNeutralSettlement) and a.neutral == self.neutral:
+                    spots[("node", a.node)] = a
+                    ghost = "settlement"
+                    color = owner_color(a.neutral, self._players())
+        self.spots = spots
+        self.highlights = None
+        if spots:
+            self.highlights = Highlights(
+                nodes=[i for k, i in spots if k == "node"],
+                edges=[i for k, i in spots if k == "edge"],
+                hexes=[i for k, i in spots if k == "hex"], color=color, ghost=ghost)
+        self._set_buttons(legal, view, pending)
+        self.prompt, self.prompt_mine = self._prompt(view, legal, pending)
+        neutral_choice = {a.neutral for a in legal
+                          if isinstance(a, BuildNeutralRoad | BuildNeutralSettlement)}
+        self._neutral_choice = sorted(neutral_choice) if len(neutral_choice) > 1 else []
+
+    def _set_buttons(self, legal: list[Action], view: dict[str, Any] | None,
+                     pending: bool) -> None:
+        types = {type(a) for a in legal}
+        b = self.buttons
+        seated = self.ctx.model.seat is not None and view is not None
+        main = view is not None and view.get("phase") == "main"
+        b["roll"].enabled = RollDice in types
+        b["end"].enabled = EndTurn in types
+        b["road"].enabled = main and BuildRoad in types
+        b["settlement"].enabled = main and BuildSettlement in types
+        b["city"].enabled = main and BuildCity in types
+        b["buy"].enabled = BuyDevCard in types
+        you = view.get("you") if view else None
+        b["cards"].enabled = bool(you) and (any(you["dev_cards"]) if you else False)
+        b["trade"].enabled = not pending and may_offer(self.ctx.model)
+        b["bank"].enabled = MaritimeTrade in types
+        b["tokens"].enabled = bool(types & {TokenForcedTrade, TokenRobberHome, DiscardKnight})
+        for name in ("road", "settlement", "city"):
+            b[name].active = self.mode == name
+        for name, btn in b.items():
+            if name != "leave":
+                btn.visible = seated and (name != "tokens" or self._players() == 2)
+
+    def _prompt(self, view: dict[str, Any] | None, legal: list[Action],
+                pending: bool) -> tuple[str, bool]:
+        tr = self.ctx.tr
+        m = self.ctx.model
+        if view is None:
+            return "", False
+        if m.game_over is not None or view.get("phase") == "game_over":
+            return tr("table.prompt.game_over"), False
+        phase = view["phase"]
+        if pending:
+            return tr("table.prompt.sending"), True
+        if legal:
+            if self.mode is not None:
+                return tr(f"table.prompt.mode_{self.mode}"), True
+            if phase == "road_building":
+                return tr("table.prompt.road_building", n=view.get("free_roads", 0)), True
+            if phase == "discard":
+                n = m.discard_count or view["seats"][m.seat]["discard_owed"]
+                return tr("table.prompt.discard", n=n), True
+            if phase == "give_back":
+                return tr("table.prompt.give_back", n=view.get("give_back", 0)), True
+            if phase == "pre_roll" and self._players() == 2 and view.get("rolls_done"):
+                return tr("table.prompt.pre_roll_second"), True
+            return tr(f"table.prompt.{phase}"), True
+        waiting = [q for q in view.get("to_act", []) if q != m.seat]
+        if phase == "discard":
+            names = tr("table.list_sep").join(self.ui.seat_name(q) for q in waiting)
+            return tr("table.prompt.wait_discard", names=names), False
+        if phase == "trade":
+            trade = view.get("trade") or {}
+            if trade.get("offerer") == m.seat:
+                return tr("table.prompt.wait_answers"), True
+            offerer = self.ui.seat_name(trade.get("offerer"))
+            return tr("table.prompt.wait_trade", name=offerer), False
+        if waiting:
+            return tr(f"table.wait.{phase}", name=self.ui.seat_name(waiting[0])), False
+        return tr("table.prompt.wait", name=self.ui.seat_name(view.get("current"))), False
+
+    def _auto_dialogs(self) -> None:
+        """Open the dialog a pending decision needs (and the game-over screen)."""
+        m = self.ctx.model
+        if m.game_over is not None:
+            if not self._over_shown:
+                self._over_shown = True
+                self._close_dialogs()
+                self.ctx.stack.push(dialogs.GameOverDialog(self.ctx, self.ui))
+            return
+        if m.view is None or m.seat is None or self.ui.pending():
+            return
+        types = {type(a) for a in m.legal}
+        want: str | None = None
+        trade = open_trade(m)
+        if Discard in types:
+            want = "discard"
+        elif GiveBack in types:
+            want = "give_back"
+        elif Steal in types:
+            want = "steal"
+        elif trade is not None and trade["offerer"] == m.seat:
+            want = "trade_offerer"
+        elif trade is not None and trade["status"][m.seat] == 0:
+            want = "trade_answer"
+        if want is None:
+            return
+        open_kinds = {getattr(s, "kind", None) for s in self.ctx.stack.scenes}
+        if want in open_kinds or (want == "trade_answer" and "counter" in open_kinds):
+            return
+        self._close_dialogs()
+        self.mode = None
+        factory: dict[str, Callable[[], Scene]] = {
+            "discard": lambda: dialogs.DiscardDialog(self.ctx, self.ui, give_back=False),
+            "give_back": lambda: dialogs.DiscardDialog(self.ctx, self.ui, give_back=True),
+            "steal": lambda: dialogs.StealDialog(self.ctx, self.ui),
+            "trade_offerer": lambda: dialogs.TradeOffererDialog(self.ctx, self.ui),
+            "trade_answer": lambda: dialogs.TradeAnswerDialog(self.ctx, self.ui),
+        }
+        self.ctx.stack.push(factory[want]())
+
+    def _close_dialogs(self) -> None:
+        for scene in list(self.ctx.stack.scenes):
+            if isinstance(scene, dialogs.Dialog):
+                self.ctx.stack.pop(scene)
+                break
+
+    def _open(self, dialog: Scene) -> None:
+        self._close_dialogs()
+        self.mode = None
+        self.ctx.stack.push(dialog)
+
+    # -- intents ------------------------------------------------------------------------------
+
+    def _send(self, action: Action) -> bool:
+        ok = self.ui.send(action)
+        if ok:
+            self.mode = None
+            self._derived_key = None
+        return ok
+
+    def _first(self, kind: type[Action]) -> Action | None:
+        for a in self.ctx.model.legal:
+            if type(a) is kind:
+                return a
+        return None
+
+    def _roll(self) -> None:
+        a = self._first(RollDice)
+        if a is not None:
+            self._send(a)
+
+    def _end_turn(self) -> None:
+        a = self._first(EndTurn)
+        if a is not None:
+            self._send(a)
+
+    def _buy(self) -> None:
+        a = self._first(BuyDevCard)
+        if a is not None:
+            self._send(a)
+
+    def _toggle_mode(self, mode: str) -> None:
+        self.mode = None if self.mode == mode else mode
+        self._derived_key = None
+
+    def _open_cards(self) -> None:
+        self._open(dialogs.DevCardDialog(self.ctx, self.ui))
+
+    def _open_trade(self) -> None:
+        self._open(dialogs.TradeComposeDialog(self.ctx, self.ui))
+
+    def _open_bank(self) -> None:
+        self._open(dialogs.MaritimeDialog(self.ctx, self.ui))
+
+    def _open_tokens(self) -> None:
+        self._open(dialogs.TokenDialog(self.ctx, self.ui))
+
+    def _leave(self) -> None:
+        self._open(dialogs.ConfirmLeaveDialog(self.ctx, self.ui))
+
+    def _play_card(self, card: int) -> None:
+        kind = _PLAY_ACTIONS.get(card)
+        if kind is None:
+            return
+        legal = [a for a in self.ctx.model.legal if type(a) is kind]
+        if not legal or self.ui.pending():
+            return
+        if kind is PlayYearOfPlenty:
+            self._open(dialogs.ResourcePickDialog(self.ctx, self.ui, "year_of_plenty"))
+        elif kind is PlayMonopoly:
+            self._open(dialogs.ResourcePickDialog(self.ctx, self.ui, "monopoly"))
+        else:
+            self._send(legal[0])
+
+    def _click_board(self, pos: tuple[int, int]) -> bool:
+        if not self.spots or self.highlights is None:
+            return False
+        hit = self.board.hovered(self.highlights, pos)
+        if hit is None:
+            return True  # a click beside the lit spots does nothing
+        action = self.spots.get(hit)
+        if action is not None:
+            self._send(action)
+        return True
+
+    def _send_chat(self, text: str) -> None:
+        self.ctx.send({"type": "chat", "text": text[:300]})
+
+    def _key(self, event: pygame.event.Event) -> bool:
+        if event.key in (pygame.K_RETURN, pygame.K_KP_ENTER):
+            if self.ctx.model.table is not None:
+                self.chat.focus(True)
+                return True
+            return False
+        if event.key == pygame.K_ESCAPE and self.mode is not None:
+            self.mode = None
+            self._derived_key = None
+            return True
+        shortcuts = {pygame.K_r: "roll", pygame.K_e: "end", pygame.K_1: "road",
+                     pygame.K_2: "settlement", pygame.K_3: "city"}
+        name = shortcuts.get(event.key)
+        if name is not None and self.buttons[name].enabled and self.buttons[name].visible:
+            self.buttons[name].on_click()
+            return True
+        return False
+
+    def _scroll(self, dy: int) -> bool:
+        if self.hover is None:
+            return False
+        if self.rects["log"].collidepoint(self.hover):
+            self.log_scroll = max(0, self.log_scroll + dy)
+            return True
+        if self.rects["chat"].collidepoint(self.hover):
+            self.chat_scroll = max(0, self.chat_scroll + dy)
+            return True
+        return False
+
+    # -- drawing: board overlays -------------------------------------------------------------
+
+    def _draw_waiting(self, surface: pygame.Surface) -> None:
+        t = self.ui.text
+        r = self.rects["board"]
+        t.draw(surface, self.ctx.tr("table.waiting_start"), r.center, 22, CREAM, True, "center")
+        self._draw_players(surface, None)
+        self._draw_chat(surface)
+        self.chat.draw(surface, self.ui, self.ctx.tr("table.chat_placeholder"))
+        self.buttons["leave"].draw(surface, self.ui, 13)
+
+    def _draw_dice(self, surface: pygame.Surface, view: dict[str, Any]) -> None:
+        roll = view.get("last_roll")
+        if not roll:
+            return
+        px = self.ui.px
+        size = px(38)
+        key = ("dice", tuple(roll), size)
+        img = self._sprites.get(key)
+        if img is None:
+            img = pygame.Surface((2 * (size + px(6)) + px(40), size), pygame.SRCALPHA)
+            for i, v in enumerate(roll):
+                img.blit(die_face(int(v), size), (i * (size + px(6)), 0))
+            total = sum(roll)
+            col = RED_NUMBER if total == 7 else CREAM
+            self.ui.text.draw(img, str(total), (2 * (size + px(6)) + px(2), size // 2), 26, col,
+                              True, "midleft")
+            self._sprites[key] = img
+        r = self.rects["board"]
+        surface.blit(img, (r.x + px(14), r.bottom - size - px(14)))
+
+    def _draw_banner(self, surface: pygame.Surface) -> None:
+        if not self.prompt:
+            return
+        px = self.ui.px
+        r = self.rects["board"]
+        choices = tuple(self._neutral_choice)
+        key = (self.prompt, self.prompt_mine, choices, self.neutral, r.w, self.ui.scale)
+        if self._banner is None or self._banner_key != key:
+            self._banner = self._render_banner(r.w, choices)
+            self._banner_key = key
+        box = self._banner.get_rect(midtop=(r.centerx, r.y + px(6)))
+        surface.blit(self._banner, box)
+        self.neutral_rects = {o: rr.move(box.topleft) for o, rr in self._banner_spots.items()}
+
+    def _render_banner(self, width: int, choices: tuple[int, ...]) -> pygame.Surface:
+        t = self.ui.text
+        px = self.ui.px
+        text = t.fit(self.prompt, 16, width - px(60), True)
+        img = t.render(text, 16, INK if self.prompt_mine else CREAM, True)
+        extra = len(choices) * px(30) + px(8) if choices else 0
+        pad = px(6)
+        box = pygame.Rect(pad, pad, img.get_width() + px(32) + extra, img.get_height() + px(14))
+        out = pygame.Surface((box.w + 2 * pad, box.h + 2 * pad), pygame.SRCALPHA)
+        fill = (255, 226, 120) if self.prompt_mine else (30, 44, 60)
+        panel(out, box, fill, shade(fill, -0.4), radius=box.h // 2)
+        out.blit(img, (box.x + px(16), box.centery - img.get_height() // 2))
+        self._banner_spots = {}
+        x = box.x + px(16) + img.get_width() + px(10)
+        for owner in choices:
+            rr = pygame.Rect(x, box.centery - px(11), px(22), px(22))
+            col = owner_color(owner, self._players())
+            pygame.draw.rect(out, col, rr, border_radius=px(5))
+            pygame.draw.rect(out, INK if owner == self.neutral else shade(col, -0.4), rr,
+                             3 if owner == self.neutral else 1, border_radius=px(5))
+            self._banner_spots[owner] = rr
+            x += px(30)
+        return out
+
+    def _draw_trade_strip(self, surface: pygame.Surface, view: dict[str, Any]) -> None:
+        """The open offer and the answers so far, over the bottom of the board."""
+        trade = view.get("trade")
+        if not trade or view.get("phase") != "trade":
+            return
+        px = self.ui.px
+        r = self.rects["board"]
+        box = pygame.Rect(0, 0, min(r.w - px(40), px(560)), px(64))
+        box.midbottom = (r.centerx, r.bottom - px(10))
+        key = ("trade", repr(trade), box.size, self.ui.seat_name(trade["offerer"]))
+        img = self._sprites.get(key)
+        if img is None:
+            pad = px(8)
+            img = pygame.Surface((box.w + 2 * pad, box.h + 2 * pad), pygame.SRCALPHA)
+            self._render_trade_strip(img, pygame.Rect(pad, pad, box.w, box.h), trade)
+            if len(self._sprites) > 64:
+                self._sprites.clear()
+            self._sprites[key] = img
+        surface.blit(img, (box.x - px(8), box.y - px(8)))
+
+    def _render_trade_strip(self, surface: pygame.Surface, box: pygame.Rect,
+                            trade: dict[str, Any]) -> None:
+        t = self.ui.text
+        px = self.ui.px
+        panel(surface, box, PANEL_BG, CARD_EDGE, px(10))
+        offerer = trade["offerer"]
+        head = self.ctx.tr("table.trade.offer_by", name=self.ui.seat_name(offerer))
+        t.draw(surface, t.fit(head, 14, box.w // 2, True), (box.x + px(10), box.y + px(6)), 14,
+               INK, True)
+        x = box.x + px(10)
+        y = box.y + px(28)
+        x = self._chips_row(surface, trade["give"], x, y, px(20))
+        t.draw(surface, "⇄", (x + px(6), y + px(10)), 16, INK_SOFT, True, "midleft")
+        x = self._chips_row(surface, trade["get"], x + px(28), y, px(20))
+        sx = box.x + box.w // 2 + px(10)
+        for q, st in enumerate(trade["status"]):
+            if st < 0:
+                continue
+            col = owner_color(q, self._players())
+            pygame.draw.circle(surface, col, (sx + px(7), box.y + px(18)), px(7))
+            pygame.draw.circle(surface, INK, (sx + px(7), box.y + px(18)), px(7), 1)
+            label = self.ctx.tr(f"table.trade.status.{_STATUS_KEYS.get(st, 'waiting')}")
+            colr = {1: GOOD, 2: BAD, 3: (200, 130, 20)}.get(st, INK_SOFT)
+            t.draw(surface, label, (sx + px(7), box.y + px(30)), 11, colr, True, "midtop")
+            sx += px(64)
+
+    def _chips_row(self, surface: pygame.Surface, cards: list[int], x: int, y: int,
+                   chip: int) -> int:
+        gap = max(1, chip // 8)
+        for res, n in enumerate(cards):
+            for _ in range(n):
+                surface.blit(resource_chip(res, chip), (x, y))
+                x += chip + gap
+        return x
+
+    # -- drawing: panels ----------------------------------------------------------------------
+
+    def _draw_top(self, surface: pygame.Surface, view: dict[str, Any]) -> None:
+        t = self.ui.text
+        px = self.ui.px
+        r = self.rects["top"]
+        pygame.draw.rect(surface, PANEL_DARK, r)
+        pygame.draw.line(surface, PANEL_DARK_EDGE, r.bottomleft, r.bottomright, 2)
+        x = r.x + px(10)
+        cy = r.centery
+        lab = t.draw(surface, self.ctx.tr("table.bank"), (x, cy), 13, (200, 210, 222), True,
+                     "midleft")
+        x = lab.right + px(8)
+        chip = px(24)
+        for res, n in enumerate(view["bank"]):
+            surface.blit(resource_chip(res, chip), (x, cy - chip // 2))
+            col = (255, 140, 120) if n == 0 else CREAM
+            t.draw(surface, str(n), (x + chip + px(3), cy), 15, col, True, "midleft")
+            x += chip + px(32)
+        surface.blit(glyph("dev", chip, CREAM), (x, cy - chip // 2))
+        t.draw(surface, str(view["dev_deck"]), (x + chip + px(3), cy), 15, CREAM, True, "midleft")
+        x += chip + px(40)
+        # connection, timer (drawn every frame in its slot), turn
+        right = self.buttons["leave"].rect.x - px(12)
+        label = self.ctx.tr("table.turn", n=view.get("turn", 0))
+        if str(view.get("phase", "")).startswith("setup"):
+            label = self.ctx.tr("table.setup")
+        turn = t.render(label, 14, (200, 210, 222), True)
+        surface.blit(turn, (right - turn.get_width(), cy - turn.get_height() // 2))
+        right -= turn.get_width() + px(12)
+        self._timer_slot = pygame.Rect(right - px(74), r.y, px(74), r.h)
+        right -= px(74) + px(8)
+        m = self.ctx.model
+        if m.connection != ONLINE:
+            label = self.ctx.tr(f"table.conn.{m.connection}")
+            img = t.render(label, 13, (255, 170, 120), True)
+            if right - img.get_width() > x:
+                surface.blit(img, (right - img.get_width(), cy - img.get_height() // 2))
+
+    def _draw_timer(self, surface: pygame.Surface) -> None:
+        left = self.ctx.model.time_left()
+        slot = self._timer_slot
+        if left is None or slot.w <= 0:
+            return
+        t = self.ui.text
+        px = self.ui.px
+        secs = int(math.ceil(left))
+        col = (255, 120, 100) if secs <= 10 else CREAM
+        img = t.render(f"{secs // 60}:{secs % 60:02d}", 16, col, True)
+        surface.blit(img, (slot.right - img.get_width(), slot.centery - img.get_height() // 2))
+        ic = glyph("clock", px(20), col)
+        surface.blit(ic, (slot.right - img.get_width() - px(4) - ic.get_width(),
+                          slot.centery - ic.get_height() // 2))
+
+    def _draw_players(self, surface: pygame.Surface, view: dict[str, Any] | None) -> None:
+        m = self.ctx.model
+        n = self._players()
+        for q in range(n):
+            rect = self.rects.get(f"player{q}")
+            if rect is not None:
+                self._draw_player(surface, rect, q, view, m)
+
+    def _draw_player(self, surface: pygame.Surface, rect: pygame.Rect, q: int,
+                     view: dict[str, Any] | None, m: Any) -> None:
+        t = self.ui.text
+        px = self.ui.px
+        col = owner_color(q, self._players())
+        current = view is not None and view.get("current") == q and view.get("phase") != "game_over"
+        panel(surface, rect, CARD if q != m.seat else (255, 248, 222), CARD_EDGE, px(10),
+              solid_shadow=TABLE_SHADOW)
+        if current:
+            pygame.draw.rect(surface, col if col != (240, 240, 240) else GOLD, rect, px(3),
+                             border_radius=px(10))
+        # colour tab and avatar
+        av = (rect.x + px(26), rect.y + px(26))
+        pygame.draw.circle(surface, shade(col, -0.5), av, px(18))
+        pygame.draw.circle(surface, col, av, px(16))
+        seats = m.table_seats
+        info = seats[q] if q < len(seats) else {}
+        kind = info.get("kind", "human")
+        if kind == "bot" or info.get("auto"):
+            ic = glyph("bot", px(20), text_on(col))
+            surface.blit(ic, (av[0] - ic.get_width() // 2, av[1] - ic.get_height() // 2))
+        else:
+            initial = (self.ui.seat_name(q) or "?")[:1].upper()
+            t.draw(surface, initial, av, 17, text_on(col), True, "center")
+        connected = info.get("connected", True) if info else True
+        dot = GOOD if connected else BAD
+        if kind == "empty":
+            dot = INK_SOFT
+        pygame.draw.circle(surface, (255, 255, 255), (av[0] + px(13), av[1] + px(13)), px(6))
+        pygame.draw.circle(surface, dot, (av[0] + px(13), av[1] + px(13)), px(4))
+        # name line
+        x = rect.x + px(52)
+        name = self.ui.seat_name(q)
+        if q == m.seat:
+            name = self.ctx.tr("table.you_suffix", name=name)
+        vp_w = px(64)
+        name = t.fit(name, 15, rect.right - x - vp_w - px(70), True)
+        nr = t.draw(surface, name, (x, rect.y + px(7)), 15, INK, True)
+        tx = nr.right + px(6)
+        tags: list[tuple[str, Color]] = []
+        if info.get("auto"):
+            tags.append((self.ctx.tr("table.tag.auto"), (200, 130, 20)))
+        elif kind == "bot":
+            tags.append((self.ctx.tr("table.tag.bot"), (90, 110, 140)))
+        if not connected and kind == "human":
+            tags.append((self.ctx.tr("table.tag.offline"), BAD))
+        if view is not None and q in view.get("to_act", []) and view.get("phase") != "game_over":
+            ic = glyph("clock", px(16), (60, 130, 90))
+            surface.blit(ic, (tx, rect.y + px(9)))
+            tx += ic.get_width() + px(4)
+        for label, tc in tags:
+            img = t.render(label, 10, (255, 255, 255), True)
+            pill = pygame.Rect(tx, rect.y + px(9), img.get_width() + px(10),
+                               img.get_height() + px(2))
+            if pill.right > rect.right - vp_w:
+                break
+            pygame.draw.rect(surface, tc, pill, border_radius=pill.h // 2)
+            surface.blit(img, (pill.x + px(5), pill.y + px(1)))
+            tx = pill.right + px(4)
+        if view is None:
+            return
+        seat = view["seats"][q]
+        # victory points
+        vp = seat["vp"]
+        vp_img = t.render(str(vp), 24, INK, True)
+        vx = rect.right - px(12) - vp_img.get_width()
+        surface.blit(vp_img, (vx, rect.y + px(4)))
+        t.draw(surface, self.ctx.tr("table.vp"), (rect.right - px(12), rect.y + px(34)), 10,
+               INK_SOFT, True, "topright")
+        you = view.get("you")
+        if q == m.seat and you is not None and you["vp_total"] != vp:
+            t.draw(surface, f"({you['vp_total']})", (vx - px(4), rect.y + px(12)), 13,
+                   (150, 110, 20), True, "topright")
+        # stats
+        y = rect.y + px(44)
+        x = rect.x + px(52)
+        stats: list[tuple[str, str]] = [("cards", str(seat["cards"])),
+                                        ("dev", str(seat["dev_cards"])),
+                                        ("knight", str(seat["knights"])),
+                                        ("road", str(seat["road_length"]))]
+        if self._players() == 2:
+            stats.append(("token", str(seat.get("tokens", 0))))
+        for icon, value in stats:
+            surface.blit(glyph(icon, px(18), INK_SOFT if icon != "road" else col), (x, y))
+            img = t.render(value, 14, INK, True)
+            surface.blit(img, (x + px(20), y + px(9) - img.get_height() // 2))
+            x += px(20) + img.get_width() + px(10)
+        badges: list[tuple[str, Color]] = []
+        if view.get("longest_road") == q:
+            badges.append((self.ctx.tr("table.longest_road_short"), (176, 112, 40)))
+        if view.get("largest_army") == q:
+            badges.append((self.ctx.tr("table.largest_army_short"), (150, 60, 60)))
+        if seat.get("discard_owed"):
+            badges.append((self.ctx.tr("table.discard_owed", n=seat["discard_owed"]), BAD))
+        bx = rect.right - px(8)
+        for label, bc in badges:
+            img = t.render(label, 10, (255, 255, 255), True)
+            pill = pygame.Rect(0, 0, img.get_width() + px(10), img.get_height() + px(4))
+            pill.bottomright = (bx, rect.bottom - px(6))
+            if pill.x < x:
+                break
+            pygame.draw.rect(surface, bc, pill, border_radius=px(4))
+            surface.blit(img, (pill.x + px(5), pill.y + px(2)))
+            bx = pill.x - px(4)
+
+    def _draw_histogram(self, surface: pygame.Surface) -> None:
+        t = self.ui.text
+        px = self.ui.px
+        r = self.rects["histogram"]
+        panel(surface, r, PANEL_BG, CARD_EDGE, px(10), solid_shadow=TABLE_SHADOW)
+        m = self.ctx.model
+        total = sum(m.dice)
+        t.draw(surface, self.ctx.tr("table.dice_title", n=total), (r.x + px(10), r.y + px(5)), 12,
+               INK_SOFT, True)
+        view = m.view
+        last = sum(view["last_roll"]) if view and view.get("last_roll") else None
+        top = max(1, max(m.dice[2:13]))
+        inner = pygame.Rect(r.x + px(10), r.y + px(22), r.w - px(20), r.h - px(40))
+        bw = inner.w / 11
+        for i, v in enumerate(range(2, 13)):
+            n = m.dice[v]
+            x = inner.x + i * bw
+            # the expected share as a faint outline
+            exp = (6 - abs(7 - v)) / 36 * total
+            eh = min(inner.h, exp / top * inner.h) if total else 0
+            if eh:
+                pygame.draw.rect(surface, (222, 210, 184),
+                                 (round(x + bw * 0.15), round(inner.bottom - eh), round(bw * 0.7),
+                                  round(eh)), border_radius=px(2))
+            h = n / top * inner.h
+            col = GOLD if v == last else (RED_NUMBER if v in (6, 8) else (84, 110, 150))
+            if v == 7:
+                col = GOLD if v == last else (60, 60, 66)
+            if h:
+                pygame.draw.rect(surface, col, (round(x + bw * 0.22), round(inner.bottom - h),
+                                                round(bw * 0.56), round(h)), border_radius=px(2))
+                if n:
+                    t.draw(surface, str(n), (x + bw / 2, inner.bottom - h - px(1)), 9, INK_SOFT,
+                           False, "midbottom")
+            t.draw(surface, str(v), (x + bw / 2, inner.bottom + px(2)), 11,
+                   RED_NUMBER if v in (6, 8) else INK, True, "midtop")
+
+    def _refresh_log(self) -> None:
+        m = self.ctx.model
+        events = m.events
+        last = events[-1] if events else None
+        key = (len(events), id(last), m.changes if not events else 0, len(m.table_seats))
+        if key == self._log_key:
+            return
+        self._log_key = key
+        lines: list[tuple[str, Color | None]] = []
+        view = m.view
+        width = self.rects["log"].w - self.ui.px(34)
+        cache = self._log_cache
+        fresh: dict[int, tuple[object, list[tuple[str, Color | None]]]] = {}
+        for ev in list(events)[-120:]:
+            hit = cache.get(id(ev))
+            if hit is not None and hit[0] is ev:
+                ev_lines = hit[1]
+            else:
+                ev_lines = []
+                for text, about in describe(ev, self.ctx.tr, self.ui.seat_name, view):
+                    col = owner_color(about, self._players()) if about is not None else None
+                    for i, part in enumerate(self.ui.text.wrap(text, 12, width)):
+                        ev_lines.append((part, col if i == 0 else None))
+            fresh[id(ev)] = (ev, ev_lines)
+            lines.extend(ev_lines)
+        self._log_cache = fresh
+        self._log_lines = lines
+
+    def _draw_log(self, surface: pygame.Surface) -> None:
+        self._refresh_log()
+        t = self.ui.text
+        px = self.ui.px
+        r = self.rects["log"]
+        panel(surface, r, PANEL_BG, CARD_EDGE, px(10), solid_shadow=TABLE_SHADOW)
+        t.draw(surface, self.ctx.tr("table.log_title"), (r.x + px(10), r.y + px(5)), 12, INK_SOFT,
+               True)
+        line_h = px(17)
+        area = pygame.Rect(r.x + px(8), r.y + px(24), r.w - px(16), r.h - px(30))
+        rows = max(1, area.h // line_h)
+        lines = self._log_lines
+        self.log_scroll = min(self.log_scroll, max(0, len(lines) - rows))
+        end = len(lines) - self.log_scroll
+        shown = lines[max(0, end - rows):end]
+        y = area.bottom - len(shown) * line_h
+        for text, col in shown:
+            if col is not None:
+                pygame.draw.circle(surface, shade(col, -0.45), (area.x + px(6), y + line_h // 2),
+                                   px(5))
+                pygame.draw.circle(surface, col, (area.x + px(6), y + line_h // 2), px(4))
+            t.draw(surface, text, (area.x + px(16), y + line_h // 2), 12, INK, False, "midleft")
+            y += line_h
+
+    def _refresh_chat(self) -> None:
+        m = self.ctx.model
+        chat = m.chat
+        last = chat[-1] if chat else None
+        key = (len(chat), id(last), len(m.table_seats))
+        if key == self._chat_key:
+            return
+        self._chat_key = key
+        width = self.rects["chat"].w - self.ui.px(24)
+        out: list[tuple[str, Color | None, str]] = []
+        for msg in list(chat)[-60:]:
+            seat = msg.get("seat")
+            name = str(msg.get("name") or (self.ui.seat_name(seat) if seat is not None
+                                           else self.ctx.tr("table.spectator")))
+            col = owner_color(seat, self._players()) if isinstance(seat, int) else None
+            text = f"{name}: {msg.get('text', '')}"
+            for i, part in enumerate(self.ui.text.wrap(text, 12, width)):
+                out.append((part, col if i == 0 else None, name if i == 0 else ""))
+        self._chat_lines = out
+
+    def _draw_chat(self, surface: pygame.Surface) -> None:
+        self._refresh_chat()
+        t = self.ui.text
+        px = self.ui.px
+        r = self.rects["chat"]
+        panel(surface, r, PANEL_BG, CARD_EDGE, px(10), solid_shadow=TABLE_SHADOW)
+        t.draw(surface, self.ctx.tr("table.chat_title"), (r.x + px(10), r.y + px(5)), 12, INK_SOFT,
+               True)
+        line_h = px(17)
+        area = pygame.Rect(r.x + px(10), r.y + px(24), r.w - px(20),
+                           self.chat.rect.y - r.y - px(28))
+        rows = max(1, area.h // line_h)
+        lines = self._chat_lines
+        self.chat_scroll = min(self.chat_scroll, max(0, len(lines) - rows))
+        end = len(lines) - self.chat_scroll
+        shown = lines[max(0, end - rows):end]
+        y = area.bottom - len(shown) * line_h
+        for text, col, name in shown:
+            if col is not None and name and text.startswith(name):
+                nr = t.draw(surface, name, (area.x, y + line_h // 2), 12, shade(col, -0.35)
+                            if col != (240, 240, 240) else INK_SOFT, True, "midleft")
+                t.draw(surface, text[len(name):], (nr.right, y + line_h // 2), 12, INK, False,
+                       "midleft")
+            else:
+                t.draw(surface, text, (area.x, y + line_h // 2), 12, INK, False, "midleft")
+            y += line_h
+
+    def _draw_bottom(self, surface: pygame.Surface, view: dict[str, Any]) -> None:
+        t = self.ui.text
+        px = self.ui.px
+        r = self.rects["bottom"]
+        pygame.draw.rect(surface, PANEL_DARK, r)
+        pygame.draw.line(surface, PANEL_DARK_EDGE, r.topleft, r.topright, 2)
+        you = view.get("you")
+        if you is None or self.ctx.model.seat is None:
+            t.draw(surface, self.ctx.tr("table.spectating"), r.center, 18, CREAM, True, "center")
+            return
+        hand = you["hand"]
+        t.draw(surface, self.ctx.tr("table.hand", n=sum(hand)),
+               (self.rects["hand_res"].x, self.rects["hand"].y), 12, (200, 210, 222), True)
+        for res, rect in self.hand_rects.items():
+            self._draw_card(surface, rect, RESOURCE_COLORS[res], hand[res],
+                            resource_icon(res, px(34)))
+        t.draw(surface, self.ctx.tr("table.dev_cards"),
+               (self.rects["hand_dev"].x, self.rects["hand"].y), 12, (200, 210, 222), True)
+        playable = set(you.get("dev_playable", []))
+        legal_types = {type(a) for a in self.ctx.model.legal}
+        for card, rect in self.dev_rects.items():
+            n = you["dev_cards"][card]
+            new = you["dev_new"][card]
+            kind = _PLAY_ACTIONS.get(card)
+            can = (kind is not None and kind in legal_types and _DEV_KEYS[card] in playable)
+            self._draw_card(surface, rect, DEV_COLORS[card], n, dev_icon(card, px(32)),
+                            glow=can, new=new)
+
+    def _draw_hand_hover(self, surface: pygame.Surface, view: dict[str, Any]) -> None:
+        """The card under the mouse: its name above it, and a ring when it can be played."""
+        if self.hover is None or view.get("you") is None or self.ctx.model.seat is None:
+            return
+        px = self.ui.px
+        for kind, rects in (("res", self.hand_rects), ("dev", self.dev_rects)):
+            for i, rect in rects.items():
+                if not rect.collidepoint(self.hover):
+                    continue
+                if kind == "res":
+                    label = self.ctx.tr(f"table.res.{_res(i)}")
+                else:
+                    label = self.ctx.tr(f"table.dev.{_DEV_KEYS[i]}")
+                    if self._playable(i, view):
+                        pygame.draw.rect(surface, (255, 255, 255), rect.inflate(px(6), px(6)),
+                                         px(3), border_radius=px(9))
+                img = self.ui.text.render(label, 12, (255, 255, 255), True)
+                tip = pygame.Rect(0, 0, img.get_width() + px(12), img.get_height() + px(6))
+                tip.midbottom = (rect.centerx, rect.y - px(6))
+                tip.clamp_ip(self.rects["bottom"].inflate(0, px(40)))
+                pygame.draw.rect(surface, (20, 26, 34), tip, border_radius=px(5))
+                surface.blit(img, (tip.x + px(6), tip.y + px(3)))
+                return
+
+    def _playable(self, card: int, view: dict[str, Any]) -> bool:
+        kind = _PLAY_ACTIONS.get(card)
+        you = view.get("you") or {}
+        return (kind is not None and any(type(a) is kind for a in self.ctx.model.legal)
+                and _DEV_KEYS[card] in you.get("dev_playable", []))
+
+    def _draw_card(self, surface: pygame.Surface, rect: pygame.Rect, color: Color, count: int,
+                   icon: pygame.Surface, glow: bool = False, new: int = 0) -> None:
+        t = self.ui.text
+        px = self.ui.px
+        dim = count == 0
+        fill = shade(color, 0.62) if not dim else (120, 126, 136)
+        edge = shade(color, -0.35) if not dim else (96, 100, 110)
+        if glow:  # playable now
+            pygame.draw.rect(surface, (255, 226, 110), rect.inflate(px(6), px(6)),
+                             border_radius=px(9))
+        pygame.draw.rect(surface, edge, rect, border_radius=px(7))
+        pygame.draw.rect(surface, fill, rect.inflate(-px(4), -px(4)), border_radius=px(6))
+        ix = rect.centerx - icon.get_width() // 2
+        iy = rect.y + px(4)
+        if dim:
+            icon = icon.copy()
+            icon.set_alpha(110)
+        surface.blit(icon, (ix, iy))
+        t.draw(surface, str(count), (rect.centerx, rect.bottom - px(3)), 17,
+               INK if not dim else (60, 60, 66), True, "midbottom")
+        if new:
+            img = t.render(self.ctx.tr("table.new", n=new), 9, (255, 255, 255), True)
+            pill = pygame.Rect(0, 0, img.get_width() + px(6), img.get_height() + px(2))
+            pill.topright = (rect.right + px(3), rect.y - px(5))
+            pygame.draw.rect(surface, (40, 140, 200), pill, border_radius=px(4))
+            surface.blit(img, (pill.x + px(3), pill.y + px(1)))
+
+
+def _res(res: int) -> str:
+    return ("lumber", "brick", "wool", "grain", "ore")[res]
+
