@@ -60,10 +60,17 @@ class Session:
         self.role = "player"
         self.table: Table | None = None
         self.seat: int | None = None
-        self.out: asyncio.Queue[bytes | None] = asyncio.Queue(OUTBOUND_LIMIT)
+        # Outbound frames: collected during one turn of the event loop and
+        # written with one transport.write at its end; while the transport
+        # holds more than WRITE_BUFFER_HIGH bytes (the client reads too
+        # slowly) they wait in the backlog, at most OUTBOUND_LIMIT of them.
+        self._pending: list[bytes] = []
+        self._flush_handle: asyncio.Handle | None = None
+        self._blocked = False
+        self._backlog: list[bytes] = []
+        self._drainer: asyncio.Task[None] | None = None
         self.closed = False
         self.tables_created = 0
-        self._writer_task: asyncio.Task[None] | None = None
         self._allowance = BURST
         self._last_message = 0.0
         peer = writer.get_extra_info("peername")
@@ -95,67 +102,98 @@ class Session:
         self._queue(data)
 
     def _queue(self, data: bytes) -> None:
+        if self._blocked:
+            if len(self._backlog) >= OUTBOUND_LIMIT:
+                log.warning("session %s (%s): not reading, disconnecting", self.id, self.name)
+                self.abort()
+                return
+            self._backlog.append(data)
+            return
+        self._pending.append(data)
+        if self._flush_handle is None:
+            self._flush_handle = asyncio.get_running_loop().call_soon(self._flush)
+
+    def _flush(self) -> None:
+        """Write what this loop turn queued, in one write."""
+        self._flush_handle = None
+        pending = self._pending
+        if not pending:
+            return
+        data = pending[0] if len(pending) == 1 else b"".join(pending)
+        pending.clear()
+        transport = self.writer.transport
+        if transport.is_closing():
+            return
+        transport.write(data)
+        if not self._blocked and transport.get_write_buffer_size() > WRITE_BUFFER_HIGH:
+            self._blocked = True
+            self._drainer = asyncio.ensure_future(self._drain())
+
+    async def _drain(self) -> None:
+        """Wait for a slow reader; then send what waited in the backlog."""
         try:
-            self.out.put_nowait(data)
-        except asyncio.QueueFull:
-            log.warning("session %s (%s): not reading, disconnecting", self.id, self.name)
+            while self._blocked:
+                await self.writer.drain()
+                backlog, self._backlog = self._backlog, []
+                if backlog:
+                    self.writer.transport.write(b"".join(backlog))
+                if self.writer.transport.get_write_buffer_size() <= WRITE_BUFFER_HIGH:
+                    self._blocked = False
+                else:
+                    await asyncio.sleep(0)  # never spin without yielding
+        except (ConnectionError, OSError):
             self.abort()
+        finally:
+            self._drainer = None
+            if self.closed and not self._blocked:
+                with contextlib.suppress(Exception):
+                    self.writer.close()
 
     def error(self, code: str, message: str) -> None:
         self.send({"type": "error", "code": code, "message": message})
 
-    async def _writer(self) -> None:
-        try:
-            out = self.out
-            done = False
-            while not done:
-                chunks = [await out.get()]
-                while not out.empty():  # batch what is queued into one write
-                    chunks.append(out.get_nowait())
-                if chunks[-1] is None or None in chunks:
-                    done = True
-                    chunks = chunks[: chunks.index(None)]
-                if chunks:
-                    self.writer.write(b"".join(c for c in chunks if c is not None))
-                if self.writer.transport.get_write_buffer_size() > WRITE_BUFFER_HIGH:
-                    await self.writer.drain()
-            await self.writer.drain()
-        except (ConnectionError, OSError):
-            pass
-        finally:
-            with contextlib.suppress(Exception):
-                self.writer.close()
-
     def close_soon(self) -> None:
         """Close after the frames already queued are written."""
         self.closed = True
-        with contextlib.suppress(asyncio.QueueFull):
-            self.out.put_nowait(None)
+        if self._flush_handle is not None:
+            self._flush_handle.cancel()
+        self._flush()
+        if not self._blocked:  # else the drainer closes once the backlog is out
+            with contextlib.suppress(Exception):
+                self.writer.close()
 
     def abort(self) -> None:
         """Close at once (queued frames are dropped)."""
         self.closed = True
         self.conn.close()
+        self._pending.clear()
+        self._backlog.clear()
+        self._blocked = False
+        if self._flush_handle is not None:
+            self._flush_handle.cancel()
+            self._flush_handle = None
         with contextlib.suppress(Exception):
             self.writer.transport.abort()
-        if self._writer_task is not None:
-            self._writer_task.cancel()  # its queue may be full: no room for the None
+        if self._drainer is not None:
+            self._drainer.cancel()
 
     # -- the connection's life --------------------------------------------------------
 
     async def run(self) -> None:
-        writer_task = self._writer_task = asyncio.create_task(self._writer())
+        # The transport pauses (and drain() waits) above our high-water mark.
+        with contextlib.suppress(Exception):
+            self.writer.transport.set_write_buffer_limits(high=WRITE_BUFFER_HIGH)
         log.info("connection %s from %s", self.id, self.peer)
         try:
             await self._read_loop()
         finally:
-            self.closed = True
-            with contextlib.suppress(asyncio.QueueFull):
-                self.out.put_nowait(None)
-            try:
-                await asyncio.wait_for(writer_task, 2.0)
-            except (TimeoutError, asyncio.CancelledError):
-                writer_task.cancel()
+            self.close_soon()
+            drainer = self._drainer
+            if drainer is not None:  # a slow reader: give it a moment to take the rest
+                try:
+                    await asyncio.wait_for(asyncio.shield(drainer), 2.0)
+                except (TimeoutError, asyncio.CancelledError):
+                    self.abort()
             self.server.forget(self)
             log.info("connection %s (%s) closed", self.id, self.name)
 
@@ -222,9 +260,7 @@ class Session:
         phase machine, which is closed by then)."""
         from protocol.wire import encode_frame
 
-        with contextlib.suppress(asyncio.QueueFull):
-            self.out.put_nowait(encode_frame({"type": "error", "code": code,
-                                              "message": message[:500]}))
+        self._queue(encode_frame({"type": "error", "code": code, "message": message[:500]}))
 
     # -- handshake ------------------------------------------------------------------
 
