@@ -7,14 +7,21 @@ from .greedy import GreedyBot
 from .heuristic import HeuristicBot
 from .local import GameResult, IllegalBotAction, LazyView, play_game
 from .random_bot import RandomBot
+from .search import SearchBot
+
+
+def _search_bot(seed: int | None = None) -> Bot:
+    return SearchBot(seed=seed)
+
 
 BUILTIN_BOTS: dict[str, Callable[[int | None], Bot]] = {
-    "random": RandomBot, "greedy": GreedyBot, "heuristic": HeuristicBot}
-"""Built-in bots by name; each is called with a seed (or None)."""
+    "random": RandomBot, "greedy": GreedyBot, "heuristic": HeuristicBot, "search": _search_bot}
+"""Built-in bots by name; each is called with a seed (or None). ``search`` thinks
+up to half a second per decision (:class:`SearchBot`'s default budget)."""
 
 
 def make_bot(spec: str, seed: int | None = None) -> Bot:
-    """A bot from a spec: a built-in name (random, greedy, heuristic) or
+    """A bot from a spec: a built-in name (random, greedy, heuristic, search) or
     ``module:Class`` (a class importable from ``module``, constructed with
     ``seed`` if it takes an argument)."""
     import importlib
@@ -38,5 +45,5 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
 
 __all__ = [
     "BUILTIN_BOTS", "Bot", "GameResult", "GreedyBot", "HeuristicBot", "IllegalBotAction",
-    "LazyView", "RandomBot", "make_bot", "play_game",
+    "LazyView", "RandomBot", "SearchBot", "make_bot", "play_game",
 ]

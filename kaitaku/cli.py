@@ -6,6 +6,7 @@ import argparse
 import contextlib
 import random
 import sys
+from typing import Any
 
 
 def _bench(args: argparse.Namespace) -> int:
@@ -24,7 +25,11 @@ def _bench_server(args: argparse.Namespace) -> int:
 def _bench_bots(args: argparse.Namespace) -> int:
     from .bench import main_bots
 
-    return main_bots(args.games, [b for b in args.bots.split(",") if b], args.seed, args.json)
+    opponents = None
+    if args.opponents is not None:
+        opponents = [b for b in args.opponents.split(",") if b]
+    return main_bots(args.games, [b for b in args.bots.split(",") if b], args.seed, args.json,
+                     opponents, args.budget)
 
 
 def _league(args: argparse.Namespace) -> int:
@@ -39,11 +44,82 @@ def _replay(args: argparse.Namespace) -> int:
     return main_replay(args.game_id, args.db, args.step)
 
 
-def _play(args: argparse.Namespace) -> int:
-    from .terminal import run
+TERMINAL_BOTS = ["heuristic", "greedy", "random", "heuristic"]
+WINDOW_BOTS = ["heuristic", "heuristic", "heuristic"]
 
-    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
-    return run(args.bots, seed, args.delay, args.vp, args.sea3d)
+
+def _play(args: argparse.Namespace) -> int:
+    if args.terminal:
+        from .terminal import run
+
+        seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
+        return run(args.bots or TERMINAL_BOTS, seed, args.delay, args.vp, args.sea3d)
+    try:
+        from .play import play_window
+    except ImportError as exc:
+        print(f"kaitaku play: the game window needs pygame ({exc}); install the client "
+              "extra: pip install 'kaitaku[client]', or use kaitaku play --terminal",
+              file=sys.stderr)
+        return 2
+    return play_window(args.bots or WINDOW_BOTS, name=args.name, lang=args.lang or _lang(),
+                       vp=args.vp, sea3d=args.sea3d, seed=args.seed, timer=args.timer)
+
+
+def _lang() -> str:
+    from client.app import default_lang
+
+    return default_lang()
+
+
+def _client(args: argparse.Namespace) -> int:
+    import importlib.util
+
+    if importlib.util.find_spec("pygame") is None:
+        print("kaitaku client: pygame is not installed; install the client extra: "
+              "pip install 'kaitaku[client]'", file=sys.stderr)
+        return 2
+    lang = args.lang or _lang()
+    if args.screenshot:
+        from client.screenshot import render_screenshot
+
+        render_screenshot(args.screenshot, lang=lang, size=(1280, 800))
+        print(f"wrote {args.screenshot}")
+        return 0
+    from client.app import App, NoDisplay
+    from client.net import parse_address
+
+    if args.connect:
+        try:
+            parse_address(args.connect)
+        except ValueError as exc:
+            print(f"kaitaku client: --connect {args.connect!r}: {exc}", file=sys.stderr)
+            return 2
+    try:
+        app = App(connect=args.connect, name=args.name, lang=lang,
+                  discover=not args.no_discovery)
+    except NoDisplay as exc:
+        print(f"kaitaku client: {exc}", file=sys.stderr)
+        return 2
+    return app.run()
+
+
+def _bench_client(args: argparse.Namespace) -> int:
+    import inspect
+    import json
+
+    from client.bench import frame_bench
+
+    wanted = {"frames": args.frames, "lang": args.lang, "size": (args.width, args.height),
+              "seed": args.seed}
+    params = inspect.signature(frame_bench).parameters
+    kwargs = {k: v for k, v in wanted.items() if k in params and v is not None}
+    result = frame_bench(**kwargs)
+    if args.json:
+        print(json.dumps(result))
+    else:
+        for key, value in result.items():
+            print(f"{key:>24}: {value}")
+    return 0
 
 
 def _server(args: argparse.Namespace) -> int:
@@ -65,6 +141,7 @@ def _server(args: argparse.Namespace) -> int:
                      durable="full" if args.fsync else "normal")
         await srv.start()
         print(f"kaitaku server listening on {srv.host}:{srv.port}", flush=True)
+        advertiser = await _advertise(args, srv)
         serving = asyncio.ensure_future(srv.serve_forever())
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
@@ -74,11 +151,65 @@ def _server(args: argparse.Namespace) -> int:
         except asyncio.CancelledError:
             logging.getLogger("kaitaku.server").info("shutting down")
         finally:
+            if advertiser is not None:
+                await advertiser.stop()
             await srv.close()
 
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(main())
     return 0
+
+
+def _is_loopback(host: str) -> bool:
+    import ipaddress
+
+    if host in ("localhost", "ip6-localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+async def _advertise(args: argparse.Namespace, srv: Any) -> Any:
+    """Announce the server on the LAN (``--advertise``; by default when the
+    server listens beyond loopback). Returns a handle with ``stop()``, or None."""
+    import asyncio
+    import logging
+
+    advertise = args.advertise if args.advertise is not None else not _is_loopback(args.host)
+    if not advertise:
+        return None
+    log = logging.getLogger("kaitaku.server")
+    try:
+        from client.discovery import Advertiser
+    except ImportError as exc:
+        log.warning("not advertised on the LAN: %s (install zeroconf)", exc)
+        return None
+    adv = Advertiser(srv.name, srv.port, args.host, tables=len(srv.tables))
+    try:
+        await adv.start()
+    except Exception as exc:  # no multicast here: serve anyway
+        log.warning("not advertised on the LAN: %s", exc)
+        return None
+    print(f"advertised on the LAN as {adv.service_name!r}", flush=True)
+
+    async def refresh() -> None:
+        while True:
+            await asyncio.sleep(10)
+            try:
+                await adv.update(len(srv.tables))
+            except Exception as exc:
+                log.debug("advertisement update failed: %s", exc)
+
+    task = asyncio.ensure_future(refresh())
+
+    class Handle:
+        async def stop(self) -> None:
+            task.cancel()
+            await adv.close()
+
+    return Handle()
 
 
 def _bot(args: argparse.Namespace) -> int:
@@ -96,6 +227,8 @@ def _bot(args: argparse.Namespace) -> int:
     except (ValueError, ImportError, AttributeError, TypeError) as exc:
         print(f"kaitaku bot: {exc}", file=sys.stderr)
         return 2
+    if args.budget is not None and hasattr(bot, "budget"):
+        bot.budget = 0.8 * args.budget  # think within the SDK's budget, with room to spare
     create = json.loads(args.create) if args.create else None
     outcome = asyncio.run(run_bot(bot, host or "127.0.0.1", int(port), name=args.name,
                                   table=args.table, seat=args.seat, key=args.key,
@@ -131,9 +264,22 @@ def build_parser() -> argparse.ArgumentParser:
     bbots.add_argument("--games", type=int, default=100, help="games per pairing")
     bbots.add_argument("--bots", default="random,greedy,heuristic",
                        help="comma-separated bot specs (built-in names or module:Class)")
+    bbots.add_argument("--opponents", default=None,
+                       help="comma-separated specs to play each bot against, e.g. "
+                            "--bots search --opponents heuristic (default: the other --bots)")
+    bbots.add_argument("--budget", type=float, default=None, metavar="SECONDS",
+                       help="time per decision for searching bots (search; default 0.5)")
     bbots.add_argument("--seed", type=int, default=1)
     bbots.add_argument("--json", action="store_true", help="print one JSON object")
     bbots.set_defaults(func=_bench_bots)
+    bcli = bsub.add_parser("client", help="the game window's frame time (headless)")
+    bcli.add_argument("--frames", type=int, default=None, help="frames to draw")
+    bcli.add_argument("--lang", choices=("ja", "en"), default=None)
+    bcli.add_argument("--width", type=int, default=1280)
+    bcli.add_argument("--height", type=int, default=800)
+    bcli.add_argument("--seed", type=int, default=None)
+    bcli.add_argument("--json", action="store_true", help="print one JSON object")
+    bcli.set_defaults(func=_bench_client)
 
     srv = sub.add_parser("server", help="run a headless game server")
     srv.add_argument("--host", default="127.0.0.1",
@@ -147,12 +293,18 @@ def build_parser() -> argparse.ArgumentParser:
                           "$XDG_DATA_HOME/kaitaku/kaitaku.db; ':none:' keeps nothing)")
     srv.add_argument("--fsync", action="store_true",
                      help="fsync every action (survives power cuts, slower)")
+    adv = srv.add_mutually_exclusive_group()
+    adv.add_argument("--advertise", dest="advertise", action="store_true", default=None,
+                     help="announce the server on the LAN (mDNS, _kaitaku._tcp); the default "
+                          "when --host is not a loopback address")
+    adv.add_argument("--no-advertise", dest="advertise", action="store_false",
+                     help="do not announce the server on the LAN")
     srv.set_defaults(func=_server)
 
     bot = sub.add_parser("bot", help="run a bot that joins a server's table")
     bot.add_argument("--connect", required=True, metavar="HOST:PORT")
     bot.add_argument("--bot", default="random",
-                     help="random, greedy, heuristic, or module:Class (your own bot)")
+                     help="random, greedy, heuristic, search, or module:Class (your own bot)")
     bot.add_argument("--budget", type=float, default=None, metavar="SECONDS",
                      help="time per decision; a slower or failing bot plays a safe fallback")
     bot.add_argument("--table", help="table id to join")
@@ -166,7 +318,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     lg = sub.add_parser("league", help="a bot league: many seeded games, rated (openskill)")
     lg.add_argument("--entry", action="append", default=[], metavar="NAME=SPEC",
-                    help="an entry: NAME=random|greedy|heuristic|module:Class, or "
+                    help="an entry: NAME=random|greedy|heuristic|search|module:Class, or "
                          "NAME='cmd:COMMAND' run per game with {host} {port} {table} {seat} "
                          "{key} {python} {bot_seed} filled in (see docs/LEAGUE.md); repeat")
     lg.add_argument("--games", type=int, default=100,
@@ -195,11 +347,19 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--step", action="store_true", help="wait for Enter after each turn")
     rp.set_defaults(func=_replay)
 
-    play = sub.add_parser("play", help="play a game (for now: bots in the terminal)")
-    play.add_argument("--bots", nargs="+",
-                      default=["heuristic", "greedy", "random", "heuristic"],
-                      choices=("random", "greedy", "heuristic"),
-                      help="one bot per seat: 2 bots play the 2-player variant")
+    play = sub.add_parser("play", help="play against bots in the game window (a local "
+                                       "server starts by itself)")
+    play.add_argument("--terminal", action="store_true",
+                      help="no window: watch bots play in the terminal")
+    play.add_argument("--name", default=None, help="your name (default: your login name)")
+    play.add_argument("--lang", choices=("ja", "en"), default=None,
+                      help="language of the window (default: from $LANG)")
+    play.add_argument("--timer", type=int, default=0, metavar="SECONDS",
+                      help="turn timer in seconds (default: none)")
+    play.add_argument("--bots", nargs="+", default=None,
+                      choices=("random", "greedy", "heuristic", "search"),
+                      help="the bots: in the window 1-3 opponents (default 3 heuristic), "
+                           "with --terminal one per seat (2 bots play the 2-player variant)")
     play.add_argument("--seed", type=int, default=None)
     play.add_argument("--delay", type=float, default=0.0, help="seconds between lines")
     play.add_argument("--vp", type=int, default=10, help="victory points to win")
@@ -207,6 +367,19 @@ def build_parser() -> argparse.ArgumentParser:
                       help="sea3D house rules: balanced map, shuffled harbors, harbor delay, "
                            "no trading after building")
     play.set_defaults(func=_play)
+
+    cli = sub.add_parser("client", help="open the game window (lobby: connect, LAN servers, "
+                                        "tables)")
+    cli.add_argument("--connect", default=None, metavar="HOST:PORT",
+                     help="connect to this server at once")
+    cli.add_argument("--name", default=None, help="your name (default: your login name)")
+    cli.add_argument("--lang", choices=("ja", "en"), default=None,
+                     help="language (default: from $LANG; Japanese needs a CJK font)")
+    cli.add_argument("--screenshot", default=None, metavar="FILE.png",
+                     help="draw a sample table to FILE.png without a window, and exit")
+    cli.add_argument("--no-discovery", action="store_true",
+                     help="do not look for servers on the LAN")
+    cli.set_defaults(func=_client)
     return p
 
 

@@ -10,7 +10,7 @@ from kaitaku.cli import main
 
 
 def test_play_prints_the_game_and_final_scores(capsys: pytest.CaptureFixture[str]) -> None:
-    rc = main(["play", "--seed", "4"])
+    rc = main(["play", "--terminal", "--seed", "4"])
     out = capsys.readouterr().out
     assert rc == 0
     assert "rolls" in out

@@ -1,0 +1,406 @@
+"""A search bot: the heuristic bot, improved by determinized rollouts where it matters.
+
+:class:`SearchBot` plays :class:`bots.heuristic.HeuristicBot`'s move at once
+wherever there is nothing real to choose (rolling, road-building steps,
+discards, …). At the decisions that shape a game — set-up settlements, what
+to build, buy or trade in the main phase, playing a development card,
+placing the robber, answering a trade offer — it takes the heuristic's move
+and a few alternatives (pruned by the heuristic's own ranking) and compares
+them by simulation:
+
+1. **Determinization.** Hidden facts are never read: each simulation starts
+   from :func:`protocol.rules.sample_state` of the bot's *view*, other hands,
+   development cards and the deck sampled from the public counts.
+2. **Rollouts.** Every candidate is applied to the sample, then all seats play
+   on with heuristic bots for the rest of the turn and one more round, up to
+   the start of the turn after the bot's next one. Candidates share the sample
+   and the dice sequence (common random numbers), so their differences are
+   measured with much less noise than their values.
+3. **Evaluation.** The position at the horizon is scored by
+   :func:`bots.search_eval.win_probabilities` (a win model fitted on heuristic
+   self-play), or 1/0 if the game ended.
+4. **Choice.** Candidates clearly behind are dropped as the samples come in
+   (successive rejection); the heuristic's move is kept unless another
+   candidate beats it by ``margin`` *and* by ``z`` standard errors of the
+   paired difference after at least ``min_samples`` samples, so noise rarely
+   overrides the prior.
+
+Set-up is searched differently: nothing that matters is hidden and there are
+no dice, so each candidate settlement (the heuristic's best ``setup_k``) or
+road is simulated once, heuristic bots finishing the set-up for every seat,
+and the openings are compared by :func:`bots.search_eval.setup_win_probabilities`
+(a model of openings fitted the same way). It overrides the heuristic only
+beyond ``setup_margin``: measured, the fitted opening model is no better
+than the heuristic's own placement, so it is only trusted when it disagrees
+strongly.
+
+The per-decision ``budget`` (default 0.5 s) is wall-clock: the search stops
+at ``SAFETY`` of it and abandons a rollout that would cross it, so the whole
+decision stays within the budget. With ``iterations`` (and ``budget=None``) it
+runs a fixed number of samples per candidate and is deterministic given its
+seed (tests).
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+import random
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from protocol.rules import (
+    AcceptTrade,
+    Action,
+    BuildCity,
+    BuildSettlement,
+    BuyDevCard,
+    EndTurn,
+    Event,
+    GameState,
+    MaritimeTrade,
+    MoveRobber,
+    Phase,
+    PlayKnight,
+    PlayMonopoly,
+    PlayRoadBuilding,
+    PlayYearOfPlenty,
+    RejectTrade,
+    RollDice,
+    RulesError,
+    apply,
+    legal_actions,
+    sample_state,
+    to_act,
+)
+
+from .base import Bot
+from .heuristic import CITY, DEV, SETTLEMENT, HeuristicBot, _Ctx
+from .local import LazyView
+from .search_eval import setup_win_probabilities, win_probabilities
+
+SAFETY = 0.8
+"""Fraction of the budget the search may use (the rest covers the last rollout's
+overrun check, the heuristic's own move and the caller's overhead)."""
+_GAME_OVER = Phase.GAME_OVER.value
+_SETUP = (Phase.SETUP_SETTLEMENT.value, Phase.SETUP_ROAD.value)
+_MAX_STEPS = 600
+
+
+class SearchBot(Bot):
+    """Heuristic bot plus determinized rollouts at the decisions that matter.
+
+    ``budget``: seconds per decision (None: no clock, ``iterations`` samples).
+    ``iterations``: the most samples per candidate (None: as many as fit).
+    ``top_k``: candidates per decision, the heuristic's move included.
+    ``margin``: how much better (win probability) another candidate must look
+    than the heuristic's move to be chosen; ``z`` and ``min_samples``: how sure.
+    ``rounds``: rollout horizon in rounds after the current turn.
+    ``setup_k``, ``setup_margin``: set-up candidates and override threshold.
+    ``phases``: search only in these phases (None: all that have choices).
+    ``searched``, ``overridden``, ``samples`` count what the bot did.
+    """
+
+    name = "search"
+    raise_errors = False
+    """Tests set this to see internal errors instead of the heuristic's move."""
+
+    def __init__(self, budget: float | None = 0.5, seed: int | None = None, *,
+                 iterations: int | None = None, top_k: int = 5, margin: float = 0.01,
+                 rounds: int = 1, setup_k: int = 16, z: float = 2.0,
+                 setup_margin: float = 0.025, min_samples: int = 6,
+                 phases: Sequence[str] | None = None) -> None:
+        if budget is None and iterations is None:
+            raise ValueError("a search bot needs a time budget or an iteration count")
+        self.budget = budget
+        self.iterations = iterations
+        self.top_k = top_k
+        self.margin = margin
+        self.rounds = rounds
+        self.setup_k = setup_k
+        self.z = z
+        self.setup_margin = setup_margin
+        self.min_samples = min_samples
+        self.phases = None if phases is None else frozenset(phases)
+        self._rng = random.Random(seed)
+        self.prior = HeuristicBot(seed)
+        self._pool: list[HeuristicBot] = []
+        self.searched = 0
+        self.overridden = 0
+        self.samples = 0
+        self.overrides: dict[str, int] = {}
+
+    # -- interface ----------------------------------------------------------------
+
+    def on_events(self, seat: int, events: Sequence[Event]) -> None:
+        self.prior.on_events(seat, events)
+
+    def on_game_over(self, view: Mapping[str, Any]) -> None:
+        self.prior.on_game_over(view)
+        for b in self._pool:
+            b.on_game_over(view)
+
+    def act(self, view: Mapping[str, Any], legal: Sequence[Action]) -> Action:
+        start = time.perf_counter()
+        default = self.prior.act(view, legal)
+        if len(legal) <= 1 and view["phase"] != "main":
+            return default
+        if self.phases is not None and view["phase"] not in self.phases:
+            return default
+        try:
+            cands = self._candidates(view, legal, default)
+        except Exception:  # a bug in candidate generation must not lose a game
+            if self.raise_errors:
+                raise
+            return default
+        if len(cands) < 2:
+            return default
+        stop = math.inf if self.budget is None else start + SAFETY * self.budget
+        collecting = gc.isenabled()
+        gc.disable()  # no collection pause in the middle of a timed search
+        try:
+            if view["phase"] in ("setup_settlement", "setup_road"):
+                return self._search_setup(view, cands, stop)
+            return self._search(view, cands, stop)
+        except Exception:
+            if self.raise_errors:
+                raise
+            return default
+        finally:
+            if collecting:
+                gc.enable()
+
+    # -- candidates ---------------------------------------------------------------
+
+    def _candidates(self, view: Mapping[str, Any], legal: Sequence[Action],
+                    default: Action) -> list[Action]:
+        """The heuristic's move first, then the alternatives worth simulating."""
+        phase = view["phase"]
+        legal_set = set(legal)
+        out: list[Action] = [default]
+
+        def add(a: Action) -> None:
+            if a in legal_set and a not in out:
+                out.append(a)
+
+        if phase == "setup_settlement":
+            st = self.prior._static_for(view)
+            ctx = _Ctx(view, st)
+            w = ctx.weights(ctx.me, (0.85, 0.85, 0.95, 1.15, 1.25))
+            spots = [a for a in legal if isinstance(a, BuildSettlement)]
+            spots.sort(key=lambda a: -ctx.spot_value(a.node, ctx.me, w))
+            for spot in spots[: self.setup_k]:
+                add(spot)
+        elif phase == "setup_road":
+            for a in legal:
+                add(a)
+        elif phase == "main":
+            hand = list(view["you"]["hand"])
+            for a in legal:
+                if isinstance(a, BuildSettlement | BuildCity | BuyDevCard | EndTurn):
+                    add(a)
+            cities = [a for a in out if isinstance(a, BuildCity)]
+            if len(cities) > 1:  # one city is enough: the best-producing one
+                st = self.prior._static_for(view)
+                keep = max(cities, key=lambda a: st.node_pips[a.node])
+                out = [a for a in out if not isinstance(a, BuildCity) or a is keep
+                       or a == default]
+            for a in legal:
+                if isinstance(a, PlayKnight | PlayRoadBuilding) or (
+                        isinstance(a, MaritimeTrade) and _enables_build(hand, a, view)):
+                    add(a)
+            monos = [a for a in legal if isinstance(a, PlayMonopoly)]
+            if monos:
+                add(max(monos, key=lambda a: _monopoly_guess(view, a.resource)))
+        elif phase == "pre_roll":
+            for a in legal:
+                if isinstance(a, RollDice | PlayKnight):
+                    add(a)
+        elif phase == "move_robber":
+            st = self.prior._static_for(view)
+            ctx = _Ctx(view, st)
+            scores = self.prior._robber_scores(ctx)
+            hexes = sorted((a for a in legal if isinstance(a, MoveRobber)),
+                           key=lambda a: -scores.get(a.hex, -1e6))
+            for a in hexes[: self.top_k]:
+                add(a)
+        elif phase == "trade":
+            t = view["trade"]
+            if t is not None and t["offerer"] != view["seat"]:
+                add(AcceptTrade())
+                add(RejectTrade())
+        if len(out) > 1 and phase == "main" and not any(
+                isinstance(a, BuildSettlement | BuildCity | BuyDevCard | MaritimeTrade
+                           | PlayKnight | PlayRoadBuilding | PlayMonopoly | PlayYearOfPlenty)
+                for a in out):
+            return [default]  # only roads and ending the turn: trust the heuristic
+        return out if phase in ("setup_settlement", "setup_road") else out[: self.top_k]
+
+    # -- search -------------------------------------------------------------------
+
+    def _search_setup(self, view: Mapping[str, Any], cands: list[Action],
+                      stop: float) -> Action:
+        """Set-up: play each candidate, let heuristic bots finish the set-up for
+        every seat (no dice, nothing hidden that matters: one simulation per
+        candidate), and judge the openings with the fitted set-up model."""
+        me = int(view["seat"])
+        plain = dict(view) if not isinstance(view, dict) else view
+        seed = self._rng.getrandbits(62)
+        base = sample_state(plain, seed)
+        self.searched += 1
+        values: list[float] = []
+        for a in cands:
+            if time.perf_counter() >= stop:
+                break
+            v = self._simulate(base, a, me, 0, [], seed, stop, setup=True)
+            if v is None:
+                break
+            values.append(v)
+            self.samples += 1
+        if len(values) < 2:
+            return cands[0]
+        best = max(range(len(values)), key=lambda i: (values[i], -i))
+        if best != 0 and values[best] > values[0] + self.setup_margin:
+            self.overridden += 1
+            key = f"{view['phase']}:{cands[0].name}->{cands[best].name}"
+            self.overrides[key] = self.overrides.get(key, 0) + 1
+            return cands[best]
+        return cands[0]
+
+    def _search(self, view: Mapping[str, Any], cands: list[Action], stop: float) -> Action:
+        me = int(view["seat"])
+        n = int(view["players"])
+        turns = n * self.rounds + 1
+        plain = dict(view) if not isinstance(view, dict) else view
+        k = len(cands)
+        sums = [0.0] * k
+        sq = [0.0] * k  # squared differences to the heuristic's move (index 0)
+        dsum = [0.0] * k
+        count = 0
+        alive = list(range(k))
+        limit = self.iterations if self.iterations is not None else 10**9
+        self.searched += 1
+        while count < limit and len(alive) > 1:
+            if time.perf_counter() >= stop:
+                break
+            seed = self._rng.getrandbits(62)
+            base = sample_state(plain, seed)
+            dice = random.Random(seed).choices(range(36), k=64)
+            values: dict[int, float] = {}
+            aborted = False
+            for i in alive:
+                v = self._simulate(base, cands[i], me, turns, dice, seed, stop)
+                if v is None:
+                    aborted = True
+                    break
+                values[i] = v
+            if aborted:
+                break
+            count += 1
+            self.samples += 1
+            v0 = values.get(0, 0.0)
+            for i in alive:
+                sums[i] += values[i]
+                d = values[i] - v0
+                dsum[i] += d
+                sq[i] += d * d
+            if count >= 4 and len(alive) > 2:
+                best = max(alive, key=lambda i: sums[i])
+                alive = [i for i in alive if i == 0 or i == best
+                         or sums[i] / count > sums[best] / count - 0.08]
+        if count == 0:
+            return cands[0]
+        best = max(range(k), key=lambda i: (sums[i] if i in alive else -1e9, -i))
+        if best == 0:
+            return cands[0]
+        mean_d = dsum[best] / count
+        var = max(0.0, sq[best] / count - mean_d * mean_d)
+        se = math.sqrt(var / count) if count > 1 else 1.0
+        if count >= min(self.min_samples, limit) and mean_d > self.margin and (
+                mean_d > self.z * se):
+            self.overridden += 1
+            key = f"{view['phase']}:{cands[0].name}->{cands[best].name}"
+            self.overrides[key] = self.overrides.get(key, 0) + 1
+            return cands[best]
+        return cands[0]
+
+    def _rollout_bots(self, n: int, seed: int) -> list[HeuristicBot]:
+        while len(self._pool) < n:
+            self._pool.append(HeuristicBot(len(self._pool)))
+        for q, b in enumerate(self._pool[:n]):
+            b._rng.seed(seed + q)
+            b._turn = -1
+        return self._pool[:n]
+
+    def _simulate(self, base: GameState, first: Action, me: int, turns: int,
+                  dice: list[int], seed: int, stop: float, setup: bool = False,
+                  ) -> float | None:
+        """Value for ``me`` of playing ``first`` in a copy of ``base`` and rolling out
+        ``turns`` turn changes with heuristic bots; None if the clock ran out."""
+        hard = stop + (1.0 - SAFETY) * 0.5 * (self.budget or 0.0)
+        s = base.copy()
+        try:
+            apply(s, first, me)
+        except RulesError:
+            return -1.0  # never chosen
+        n = s.settings.players
+        bots = self._rollout_bots(n, seed)
+        end_turn = s.turn + turns
+        in_setup = s.phase in _SETUP
+        roll = 0
+        steps = 0
+        two = n == 2
+        while s.phase != _GAME_OVER:
+            if setup and s.phase not in _SETUP:
+                return setup_win_probabilities(s)[me]
+            if in_setup:
+                if s.phase not in _SETUP:
+                    in_setup = False
+                    end_turn = s.turn + turns
+            elif s.turn >= end_turn:
+                break
+            steps += 1
+            if steps > _MAX_STEPS:
+                break
+            if steps % 4 == 0 and time.perf_counter() >= hard:
+                return None
+            seat = to_act(s)[0]
+            legal = legal_actions(s, seat)
+            if len(legal) == 1 and s.phase != Phase.MAIN:
+                a = legal[0]
+            else:
+                a = bots[seat].act(LazyView(s, seat), legal)
+            chance: tuple[int, int] | None = None
+            if type(a) is RollDice:
+                x = dice[roll % len(dice)]
+                roll += 1
+                d1, d2 = x // 6 + 1, x % 6 + 1
+                if not (two and s.rolls_done and d1 + d2 == s.first_sum):
+                    chance = (d1, d2)
+            try:
+                apply(s, a, seat, chance)
+            except RulesError:
+                apply(s, legal[0], seat)
+        return win_probabilities(s)[me]
+
+
+def _enables_build(hand: list[int], a: MaritimeTrade, view: Mapping[str, Any]) -> bool:
+    """Does this maritime trade make a settlement, city or development card affordable?"""
+    ratio = int(view["you"]["ratios"][a.give])
+    after = hand[:]
+    after[a.give] -= ratio
+    after[a.get] += 1
+    for cost in (SETTLEMENT, CITY, DEV):
+        if all(after[r] >= cost[r] for r in range(5)) and not all(
+                hand[r] >= cost[r] for r in range(5)):
+            return True
+    return False
+
+
+def _monopoly_guess(view: Mapping[str, Any], resource: int) -> float:
+    """Cards of ``resource`` outside the bank and our hand (held by the others)."""
+    return float(19 - view["bank"][resource] - view["you"]["hand"][resource])
+
+
+__all__ = ["SearchBot"]

@@ -1,0 +1,152 @@
+"""Fit the search bot's evaluation weights (:mod:`bots.search_eval`).
+
+``python -m bots.search_fit --games 1000`` plays heuristic self-play games,
+records every seat's features at the start of every other turn with the game's
+winner, and fits the conditional-logit weights (:data:`bots.search_eval.WEIGHTS`)
+by Newton's method; ``--setup`` records the openings once set-up is over and
+fits :data:`bots.search_eval.SETUP_WEIGHTS`. It prints the weights to paste
+into :mod:`bots.search_eval` and the held-out log-loss. Pure Python.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import sys
+import time
+from collections.abc import Sequence
+
+from protocol.rules import GameState, Phase, Settings
+
+from .search_eval import (
+    FEATURE_NAMES,
+    SETUP_FEATURE_NAMES,
+    SETUP_WEIGHTS,
+    WEIGHTS,
+    features,
+    setup_features,
+)
+
+
+def collect(games: int, players: int, seed: int, every: int = 2, setup: bool = False,
+            ) -> list[tuple[list[list[float]], int]]:
+    """Heuristic self-play positions: (features per seat, winner), sampled at the
+    start of every ``every``-th turn (``setup``: set-up features, once per game,
+    when set-up is over)."""
+    from .heuristic import HeuristicBot
+    from .local import play_game
+
+    data: list[tuple[list[list[float]], int]] = []
+    for g in range(games):
+        rows: list[list[list[float]]] = []
+        last = [-1]
+
+        def hook(st: GameState, seat: int, action: object, events: object,
+                 rows: list[list[list[float]]] = rows, last: list[int] = last) -> None:
+            if st.phase == Phase.PRE_ROLL and st.turn != last[0] and not st.rolled:
+                if setup:
+                    if last[0] < 0:
+                        rows.append([setup_features(st, q) for q in range(players)])
+                elif st.turn % every == 0:
+                    rows.append([features(st, q) for q in range(players)])
+                last[0] = st.turn
+
+        bots = [HeuristicBot(seed + g * 8 + q) for q in range(players)]
+        result = play_game(bots, Settings(players=players, turn_cap=1000), seed + g,
+                           on_step=hook, keep_log=False)
+        if result.winner is None:
+            continue
+        data.extend((r, result.winner) for r in rows)
+    return data
+
+
+def _solve(a: list[list[float]], b: list[float]) -> list[float]:
+    """Solve ``a x = b`` (Gaussian elimination with partial pivoting)."""
+    n = len(b)
+    m = [row[:] + [b[i]] for i, row in enumerate(a)]
+    for c in range(n):
+        p = max(range(c, n), key=lambda r: abs(m[r][c]))
+        m[c], m[p] = m[p], m[c]
+        piv = m[c][c]
+        if abs(piv) < 1e-12:
+            continue
+        for r in range(n):
+            if r != c:
+                f = m[r][c] / piv
+                if f:
+                    for k in range(c, n + 1):
+                        m[r][k] -= f * m[c][k]
+    return [m[i][n] / m[i][i] if abs(m[i][i]) > 1e-12 else 0.0 for i in range(n)]
+
+
+def log_loss(data: Sequence[tuple[list[list[float]], int]], w: Sequence[float]) -> float:
+    total = 0.0
+    for rows, winner in data:
+        sc = [sum(wi * x for wi, x in zip(w, f, strict=True)) for f in rows]
+        top = max(sc)
+        z = sum(math.exp(x - top) for x in sc)
+        total -= sc[winner] - top - math.log(z)
+    return total / max(1, len(data))
+
+
+def fit(data: Sequence[tuple[list[list[float]], int]], iterations: int = 12,
+        l2: float = 1.0) -> list[float]:
+    """Maximum-likelihood conditional-logit weights (Newton's method, L2 penalty)."""
+    k = len(data[0][0][0])
+    w = [0.0] * k
+    for _ in range(iterations):
+        grad = [-l2 * x for x in w]
+        hess = [[(l2 if i == j else 0.0) for j in range(k)] for i in range(k)]
+        for rows, winner in data:
+            sc = [sum(wi * x for wi, x in zip(w, f, strict=True)) for f in rows]
+            top = max(sc)
+            ex = [math.exp(x - top) for x in sc]
+            z = sum(ex)
+            p = [x / z for x in ex]
+            mean = [sum(p[q] * rows[q][i] for q in range(len(rows))) for i in range(k)]
+            fw = rows[winner]
+            for i in range(k):
+                grad[i] += fw[i] - mean[i]
+            for q, f in enumerate(rows):
+                d = [f[i] - mean[i] for i in range(k)]
+                pq = p[q]
+                for i in range(k):
+                    di = pq * d[i]
+                    if di:
+                        row = hess[i]
+                        for j in range(k):
+                            row[j] += di * d[j]
+        step = _solve(hess, grad)
+        w = [wi + si for wi, si in zip(w, step, strict=True)]
+    return w
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description="fit the search bot's evaluation weights")
+    p.add_argument("--games", type=int, default=300)
+    p.add_argument("--players", type=int, default=4)
+    p.add_argument("--seed", type=int, default=12345)
+    p.add_argument("--setup", action="store_true", help="fit SETUP_WEIGHTS instead")
+    args = p.parse_args(argv)
+    t = time.perf_counter()
+    data = collect(args.games, args.players, args.seed, setup=args.setup)
+    random.Random(0).shuffle(data)
+    split = len(data) * 4 // 5
+    train, test = data[:split], data[split:]
+    print(f"{len(data)} positions in {time.perf_counter() - t:.0f} s", file=sys.stderr)
+    w = fit(train)
+    n = args.players
+    current = SETUP_WEIGHTS if args.setup else WEIGHTS
+    print(f"test log-loss {log_loss(test, w):.4f} (uniform {math.log(n):.4f}, "
+          f"current {log_loss(test, current):.4f})", file=sys.stderr)
+    name = "SETUP_WEIGHTS" if args.setup else "WEIGHTS"
+    print(f"{name} = (" + ", ".join(f"{x:.4f}" for x in w) + ")")
+    names = SETUP_FEATURE_NAMES if args.setup else FEATURE_NAMES
+    for name, x in zip(names, w, strict=True):
+        print(f"  {name:>10}: {x:+.4f}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

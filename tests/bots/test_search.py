@@ -1,0 +1,160 @@
+"""The search bot: legal, blind to hidden facts, within its budget, over the network."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+import bots.search as search_module
+from bots import BUILTIN_BOTS, HeuristicBot, SearchBot, make_bot, play_game
+from bots.base import Bot
+from bots.client import run_bot
+from protocol.rules import (
+    GameState,
+    Phase,
+    Settings,
+    apply,
+    legal_actions,
+    new_game,
+    observe,
+    sample_state,
+    to_act,
+)
+from server.app import BOT_KINDS, Server
+
+
+def _search(seed: int, iterations: int = 1) -> SearchBot:
+    bot = SearchBot(None, seed, iterations=iterations, top_k=3)
+    bot.raise_errors = True  # internal errors fail the test instead of the fallback
+    return bot
+
+
+@pytest.mark.parametrize("settings", [Settings(players=4, turn_cap=400),
+                                      Settings(players=2, turn_cap=400),
+                                      Settings.sea3d(3, turn_cap=400)],
+                         ids=["4p", "2p", "sea3d-3p"])
+def test_full_games_without_an_illegal_action(settings: Settings) -> None:
+    n = settings.players
+    hero = _search(1)
+    lineup: list[Bot] = [hero] + [HeuristicBot(10 + q) for q in range(1, n)]
+    result = play_game(lineup, settings, 3, keep_log=False)  # raises on an illegal action
+    assert result.decisions > 100
+    assert hero.searched > 5  # it did search, not only play the heuristic's moves
+
+
+def _midgame(seed: int) -> tuple[GameState, int]:
+    """A heuristic game played until its current seat, in the main phase, has a
+    real choice (the search bot would simulate)."""
+    s = new_game(Settings(players=4), seed)
+    bots = [HeuristicBot(seed + q) for q in range(4)]
+    probe = _search(0)
+    while s.phase != Phase.GAME_OVER:
+        seat = to_act(s)[0]
+        legal = legal_actions(s, seat)
+        if s.phase == Phase.MAIN and s.turn > 20:
+            view = observe(s, seat)
+            default = HeuristicBot(0).act(view, legal)
+            if len(probe._candidates(view, legal, default)) >= 3:
+                return s, seat
+        apply(s, bots[seat].act(observe(s, seat), legal), seat)
+    raise AssertionError("no decision with a choice")
+
+
+def test_decisions_depend_only_on_the_view() -> None:
+    s, seat = _midgame(5)
+    view = observe(s, seat)
+    legal = legal_actions(s, seat)
+    # Another real state with the same view but other hidden facts: other hands,
+    # other development cards, another deck order and RNG.
+    other = sample_state(view, 99)
+    assert observe(other, seat) == view
+    assert (other.hands, other.dev_hand, other.dev_deck, other.rng.state) != (
+        s.hands, s.dev_hand, s.dev_deck, s.rng.state)
+    a = _search(7, iterations=3).act(view, legal)
+    b = _search(7, iterations=3).act(observe(other, seat), legal_actions(other, seat))
+    assert a == b
+    bot = _search(7, iterations=3)
+    assert bot.act(dict(view), legal) == a  # a plain dict: nothing to reach the state through
+    assert bot.searched == 1
+
+
+def test_the_budget_stops_the_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fake clock advancing 2 ms per reading: the search stops in time whatever
+    the machine's speed (the real timing is measured by ``kaitaku bench bots``)."""
+    s, seat = _midgame(6)
+    now = [0.0]
+
+    def clock() -> float:
+        now[0] += 0.002
+        return now[0]
+
+    monkeypatch.setattr(search_module.time, "perf_counter", clock)
+    bot = SearchBot(0.1, 3)
+    bot.raise_errors = True
+    action = bot.act(observe(s, seat), legal_actions(s, seat))
+    assert action in legal_actions(s, seat) or action.name == "offer_trade"
+    assert bot.searched == 1
+    assert now[0] <= 0.1  # every clock reading, the last included, within the budget
+    assert bot.samples >= 1
+
+
+def test_iterations_mode_is_deterministic() -> None:
+    s, seat = _midgame(8)
+    view = observe(s, seat)
+    legal = legal_actions(s, seat)
+    first = [_search(4, iterations=2).act(view, legal) for _ in range(2)]
+    assert first[0] == first[1]
+    with pytest.raises(ValueError):
+        SearchBot(None, 1)
+
+
+def test_registered_everywhere() -> None:
+    bot = BUILTIN_BOTS["search"](3)
+    assert isinstance(bot, SearchBot) and bot.budget == 0.5
+    assert make_bot("search", 1).name == "search"
+    assert "search" in BOT_KINDS
+
+
+class _Fast(SearchBot):
+    """The search bot with a short budget (the SDK test must stay quick)."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        super().__init__(0.02, seed)
+
+
+async def test_plays_over_tcp_through_the_sdk() -> None:
+    srv = Server("127.0.0.1", 0, spawn_bots=False)
+    await srv.start()
+    try:
+        hero = _Fast(1)
+        creator = asyncio.ensure_future(run_bot(
+            hero, "127.0.0.1", srv.port, name="search", budget=0.5,
+            create={"settings": {"players": 3, "turn_cap": 400}}))
+        while not srv.tables:
+            await asyncio.sleep(0.01)
+        (tid,) = srv.tables
+        others = [asyncio.ensure_future(run_bot(HeuristicBot(i), "127.0.0.1", srv.port,
+                                                name=f"h{i}", table=tid))
+                  for i in (1, 2)]
+        outcomes = await asyncio.wait_for(asyncio.gather(creator, *others), 120)
+        assert all(o.finished and o.rejected == 0 for o in outcomes)
+        assert outcomes[0].fallbacks == 0
+        assert hero.searched > 5
+    finally:
+        await srv.close()
+
+
+
+def test_bench_bots_measures_one_pairing(capsys: pytest.CaptureFixture[str]) -> None:
+    from kaitaku.cli import main
+
+    rc = main(["bench", "bots", "--games", "2", "--bots", "search", "--opponents", "heuristic",
+               "--budget", "0.005", "--json"])
+    assert rc == 0
+    out = json.loads(capsys.readouterr().out)
+    (pairing,) = out["pairings"]
+    assert pairing["bot"] == "search" and pairing["opponents"] == ["heuristic"] * 3
+    assert pairing["games"] == 2 and 0 <= pairing["wins"] <= 2
+    assert set(out["decision_ms"]) == {"search", "heuristic"}
