@@ -30,6 +30,7 @@ from .lobby import LobbyScene
 from .model import OFFLINE, ONLINE, RECONNECTING, ClientModel
 from .net import NetClient, parse_address
 from .scene import Context, Scene
+from .state_file import StateFile
 from .widgets import BAD, GOOD, PANEL_EDGE, TEXT_LIGHT, WARN, draw_text, fit_text
 
 Message = dict[str, Any]
@@ -115,7 +116,7 @@ class App:
     def __init__(self, *, connect: str | None = None, name: str | None = None,
                  lang: str = "en", size: tuple[int, int] = DEFAULT_SIZE,
                  create: dict[str, Any] | None = None, discover: bool = True,
-                 net_factory: Callable[..., NetClient] = NetClient,
+                 net_factory: Callable[..., NetClient] | None = None,
                  fonts: Fonts | None = None,
                  table_scene: Callable[[Context], Scene] | None = None) -> None:
         self.screen = open_window(size)
@@ -125,7 +126,7 @@ class App:
         self.fonts.set_lang(lang)
         self.model = ClientModel()
         self.net: NetClient | None = None
-        self.net_factory = net_factory
+        self.net_factory = net_factory if net_factory is not None else reclaiming_net
         self.running = True
         self.toasts: list[Toast] = []
         self.banner_ok = 0.0  # seconds left showing "reconnected"
@@ -368,6 +369,12 @@ class App:
             img = font.render(fit_text(font, t.text, rect.w - 24), True, TEXT_LIGHT)
             img.set_alpha(alpha)
             surface.blit(img, img.get_rect(center=rect.center))
+
+
+def reclaiming_net(host: str, port: int, name: str) -> NetClient:
+    """The window's NetClient: it stores its seat's resume token in the state file
+    (``client/state_file.py``) and reclaims that seat after a restart."""
+    return NetClient(host, port, name, state=StateFile())
 
 
 def default_name() -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Reversible, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -178,6 +178,43 @@ def _segment_distance(p: Point, a: Point, b: Point, trim: float) -> float:
     return math.hypot(p[0] - cx, p[1] - cy)
 
 
+@dataclass(frozen=True)
+class LastMove:
+    """The latest move shown on the board: the most recently built piece
+    (``("node", n)`` for a settlement or city, ``("edge", e)`` for a road) and the
+    number rolled in the current turn (None before the roll, and on a 7)."""
+
+    piece: tuple[str, int] | None = None
+    rolled: int | None = None
+
+
+BUILD_EVENTS = {"road_built": ("edge", "edge"), "settlement_built": ("node", "node"),
+                "city_built": ("node", "node")}
+
+
+def last_move(events: Reversible[dict[str, Any]]) -> LastMove:
+    """The latest build and this turn's roll, from the events received (oldest first)."""
+    piece: tuple[str, int] | None = None
+    rolled: int | None = None
+    turn_over = False  # seen (going backwards) the start of the current turn
+    for event in reversed(events):
+        kind = event.get("type")
+        if piece is None and kind in BUILD_EVENTS:
+            what, field = BUILD_EVENTS[kind]
+            where = event.get(field)
+            if isinstance(where, int):
+                piece = (what, where)
+        elif kind in ("turn_started", "turn_ended"):
+            turn_over = True
+        elif kind == "dice_rolled" and not turn_over and rolled is None:
+            total = sum(event.get("dice") or ())
+            rolled = total if 2 <= total <= 12 and total != 7 else None
+            turn_over = True  # an earlier roll is not this turn's
+        if piece is not None and turn_over:
+            break
+    return LastMove(piece, rolled)
+
+
 @dataclass
 class Highlights:
     """What to light up on the board (legal spots), and in which colour."""
@@ -326,18 +363,38 @@ class BoardView:
 
     def draw(self, surface: pygame.Surface, view: dict[str, Any],
              highlights: Highlights | None = None, hover: Point | None = None,
-             pulse: float = 0.0) -> None:
+             pulse: float = 0.0, last: LastMove | None = None) -> None:
         """Blit the static board and draw robber, pieces and highlights."""
-        self.draw_base(surface, view)
+        self.draw_base(surface, view, last)
         if highlights is not None:
             self.draw_highlights(surface, highlights, hover, pulse)
 
-    def draw_base(self, surface: pygame.Surface, view: dict[str, Any]) -> None:
-        """The static board, the roads, the robber and the buildings."""
+    def draw_base(self, surface: pygame.Surface, view: dict[str, Any],
+                  last: LastMove | None = None) -> None:
+        """The static board, the roads, the robber and the buildings; with ``last``,
+        a glow around the number tokens that produced on this turn's roll and a halo
+        under the latest piece built."""
         lay = self.layout
         assert lay is not None
         surface.blit(self.static_surface(view["board"]), lay.rect.topleft)
         players = int(view.get("players", 4))
+        piece = last.piece if last is not None else None
+        if last is not None and last.rolled is not None:
+            glow = self._token_glow_sprite()
+            numbers = view["board"]["numbers"]
+            for h_id, num in enumerate(numbers):
+                if num == last.rolled and h_id != view["robber"]:
+                    x, y = lay.hex_xy[h_id]
+                    surface.blit(glow, (round(x - glow.get_width() / 2),
+                                        round(y - glow.get_height() / 2)))
+        if piece is not None and piece[0] == "edge" and 0 <= piece[1] < NUM_EDGES:
+            halo = self._edge_halo_sprite(lay.edge_angle(piece[1]))
+            x, y = lay.edge_xy[piece[1]]
+            surface.blit(halo, (round(x - halo.get_width() / 2), round(y - halo.get_height() / 2)))
+        if piece is not None and piece[0] == "node" and 0 <= piece[1] < NUM_NODES:
+            halo = self._halo_sprite()
+            x, y = lay.node_xy[piece[1]]
+            surface.blit(halo, (round(x - halo.get_width() / 2), round(y - halo.get_height() / 2)))
         for edge, owner in view.get("roads", ()):
             spr = self._road_sprite(owner_color(owner, players), lay.edge_angle(edge))
             x, y = lay.edge_xy[edge]
@@ -573,6 +630,70 @@ class BoardView:
             return supersampled((side, side), draw, 3)
 
         return self._sprite(("edge_glow", color, angle), make)
+
+    def _token_glow_sprite(self) -> pygame.Surface:
+        """A soft warm ring around a number token (the hexes that produced)."""
+        sz = self._size()
+
+        def make() -> pygame.Surface:
+            r0, r1 = sz * 0.3, sz * 0.46
+            side = round(2 * r1 + 4)
+
+            def draw(s: pygame.Surface, f: float) -> None:
+                c = round(side * f / 2)
+                steps = 7
+                width = max(1, round((r1 - r0) * f / steps) + 1)
+                for k in range(steps):
+                    r = (r0 + (r1 - r0) * k / steps) * f
+                    alpha = round(210 * (1 - k / steps) ** 1.4)
+                    pygame.draw.circle(s, (255, 248, 214, alpha), (c, c), round(r + width), width)
+                # a crisp rim, so the glow shows on the pale grain and pasture tiles too
+                rim = max(1, round(sz * f * 0.035))
+                pygame.draw.circle(s, (120, 84, 20, 150), (c, c), round(r0 * f) + 2 * rim, rim)
+                pygame.draw.circle(s, (255, 255, 245, 255), (c, c), round(r0 * f) + rim, rim)
+
+            return supersampled((side, side), draw, 2)
+
+        return self._sprite(("token_glow",), make)
+
+    def _halo_sprite(self) -> pygame.Surface:
+        """A soft light under the latest settlement or city, with a thin ring."""
+        sz = self._size()
+
+        def make() -> pygame.Surface:
+            r = sz * 0.42
+            side = round(2 * r + 4)
+
+            def draw(s: pygame.Surface, f: float) -> None:
+                c = side * f / 2
+                for k in range(8, 0, -1):
+                    aa_circle(s, (255, 246, 200, 30), (c, c), r * f * k / 8)
+                pygame.draw.circle(s, (255, 250, 225, 210), (round(c), round(c)),
+                                   round(r * f * 0.9), max(1, round(sz * f * 0.025)))
+
+            return supersampled((side, side), draw, 2)
+
+        return self._sprite(("halo",), make)
+
+    def _edge_halo_sprite(self, angle: int) -> pygame.Surface:
+        """A soft light under the latest road."""
+        sz = self._size()
+
+        def make() -> pygame.Surface:
+            length, thick = sz * 0.62, sz * 0.34
+            side = round(length + thick + 6)
+
+            def draw(s: pygame.Surface, f: float) -> None:
+                c = side * f / 2
+                a = math.radians(angle)
+                dx, dy = math.cos(a) * length * f / 2, -math.sin(a) * length * f / 2
+                for k in range(6, 0, -1):
+                    thick_line(s, (255, 246, 200, 40), (c - dx, c - dy), (c + dx, c + dy),
+                               thick * f * k / 6)
+
+            return supersampled((side, side), draw, 2)
+
+        return self._sprite(("edge_halo", angle), make)
 
     def _size(self) -> float:
         assert self.layout is not None

@@ -115,6 +115,11 @@ class ClientModel:
             if not msg["ok"]:
                 self.rejected = msg
                 self._error(msg.get("code", "rejected"), msg.get("message", ""))
+            else:
+                # The server answers before it sends what the action changed: the
+                # legal list we hold is now stale (a fresh one follows if we still
+                # owe a decision). Without this, a dialog could reopen for a moment.
+                self.legal = []
         elif kind == "game_over":
             self.game_over = msg
             self.legal = []

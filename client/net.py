@@ -20,6 +20,12 @@ What it does by itself:
   last ``welcome`` and ``seen`` = the last event version received, so the
   server seats it again and sends what it missed; a spectator spectates the
   same table again;
+- with a :class:`client.state_file.StateFile` (``state=``, as the window uses
+  it), stores the seat's resume token per server address and presents it in
+  the first ``hello`` of a new NetClient (without ``seen``: the server sends
+  the whole view), so a restarted window takes its seat back; a token the
+  server refuses (``bad_resume``) is dropped quietly and the client stays in
+  the lobby; the entry goes when the game is over or the seat is left;
 - gives up (``offline``) with a clear reason on a refused first connection,
   ``version_unsupported``, ``replaced``, or too many failed attempts.
 
@@ -46,6 +52,8 @@ from protocol.wire import (
     RemoteProtocolError,
     compatible,
 )
+
+from .state_file import StateFile
 
 STATUS = "_status"
 CONNECTING, ONLINE, RECONNECTING, OFFLINE = "connecting", "online", "reconnecting", "offline"
@@ -118,7 +126,7 @@ class NetClient:
                  reconnect: bool = True, max_attempts: int = 30,
                  backoff: tuple[float, float] = (0.25, 5.0), connect_timeout: float = 5.0,
                  keepalive: float = 15.0, dead_after: float = 45.0,
-                 version: str = VERSION_STRING) -> None:
+                 version: str = VERSION_STRING, state: StateFile | None = None) -> None:
         self.host = host
         self.port = port
         self.name = name
@@ -157,6 +165,14 @@ class NetClient:
         self.attempt = 0
         self.online = False
         self.ever_online = False
+        # the seat to reclaim after a restart of the client (see client/state_file.py)
+        self.state = state
+        self._stored = False  # the first hello presents a token from the state file
+        if state is not None and role == "player":
+            stored = state.get(self.address)
+            if stored is not None and not stored.held_elsewhere():
+                self.token, self.table, self.seat = stored.token, stored.table, stored.seat
+                self._stored = True
 
     @property
     def address(self) -> str:
@@ -329,7 +345,8 @@ class NetClient:
         resuming = self.token is not None and self.seat is not None and self.table is not None
         if resuming:
             hello["resume"] = self.token
-            hello["seen"] = self.seen
+            if not self._stored:  # from the state file: no seen, the server sends a view
+                hello["seen"] = self.seen
         writer.write(conn.send(hello))
         tasks = [asyncio.create_task(self._read(reader)),
                  asyncio.create_task(self._write()),
@@ -377,6 +394,18 @@ class NetClient:
             return
         if kind == "pong":
             return
+        if (kind == "error" and msg["code"] == "bad_resume" and self._stored
+                and self._expect_join):
+            # a stale token from the state file: forget it and carry on in the lobby
+            # (the connection stays open; nothing to tell the user)
+            self._stored = False
+            self._forget_seat()
+            self.table = self.seat = self.table_status = None
+            self._expect_join = False
+            self._set_ready()
+            return
+        if kind in ("game_over", "left"):  # before the UI sees it (it may close at once)
+            self._forget_seat()
         self._emit(msg)
         if kind == "welcome":
             if not compatible(msg["version"]):
@@ -403,6 +432,8 @@ class NetClient:
             if self._expect_join:
                 self._expect_join = False
                 self._set_ready()
+            self._stored = False
+            self._remember_seat()
         elif kind == "table":
             if msg["table"] == self.table:
                 self.table_status = msg["status"]
@@ -435,6 +466,16 @@ class NetClient:
                 self._set_ready()
         elif kind == "bye":
             raise _Dropped(f"the server said bye: {msg.get('reason') or 'no reason'}")
+
+    def _remember_seat(self) -> None:
+        """Store the seat's resume token (a player's seat only)."""
+        if (self.state is not None and self.token is not None and self.table is not None
+                and self.seat is not None):
+            self.state.put(self.address, self.token, self.table, self.seat)
+
+    def _forget_seat(self) -> None:
+        if self.state is not None:
+            self.state.drop(self.address)
 
     def _set_ready(self) -> None:
         self._ready = True

@@ -46,7 +46,7 @@ from protocol.rules import (
 )
 
 from . import dialogs
-from .board_view import BoardView, Highlights, owner_color
+from .board_view import BoardView, Highlights, LastMove, last_move, owner_color
 from .describe import describe
 from .intents import may_offer, open_trade
 from .model import ONLINE
@@ -90,6 +90,14 @@ _PLACEMENT_PHASES = frozenset({"setup_settlement", "setup_road", "road_building"
                                "neutral_road", "neutral_settlement"})
 
 
+BUTTON_LABELS = {"roll": "table.btn.roll", "end": "table.btn.end_turn",
+                 "road": "table.btn.road", "settlement": "table.btn.settlement",
+                 "city": "table.btn.city", "buy": "table.btn.buy_dev",
+                 "cards": "table.btn.cards", "trade": "table.btn.trade", "bank": "table.btn.bank",
+                 "tokens": "table.btn.tokens", "leave": "table.btn.leave"}
+"""The translation key of each button's label."""
+
+
 class TableScene(Scene):
     """The game table for a seat, or for a spectator (``model.seat`` None)."""
 
@@ -116,6 +124,8 @@ class TableScene(Scene):
         self._chat_lines: list[tuple[str, Color | None, str]] = []
         self._chat_key: tuple[Any, ...] = ()
         self._derived_key: tuple[Any, ...] | None = None
+        self._last_move = LastMove()
+        self._last_move_key: tuple[Any, ...] = ()
         self.spots: dict[tuple[str, int], Action] = {}  # (kind, id) -> the action a click sends
         self.highlights: Highlights | None = None
         self.prompt = ""
@@ -137,6 +147,7 @@ class TableScene(Scene):
         self._banner_key: tuple[Any, ...] = ()
         self._banner_spots: dict[int, pygame.Rect] = {}
         self.buttons: dict[str, TButton] = {}
+        self._tr = ctx.tr  # the translator the labels come from
         self._make_buttons()
         self._layout()
 
@@ -145,23 +156,37 @@ class TableScene(Scene):
     def _make_buttons(self) -> None:
         tr = self.ctx.tr
         b = self.buttons
-        b["roll"] = TButton("roll", tr("table.btn.roll"), self._roll, icon="dice", primary=True,
-                            hotkey="R")
-        b["end"] = TButton("end", tr("table.btn.end_turn"), self._end_turn, icon="flag",
-                           primary=True, hotkey="E")
-        b["road"] = TButton("road", tr("table.btn.road"), lambda: self._toggle_mode("road"),
-                            cost=COSTS["road"])
-        b["settlement"] = TButton("settlement", tr("table.btn.settlement"),
-                                  lambda: self._toggle_mode("settlement"),
+        b["roll"] = TButton("roll", "", self._roll, icon="dice", primary=True, hotkey="R")
+        b["end"] = TButton("end", "", self._end_turn, icon="flag", primary=True, hotkey="E")
+        b["road"] = TButton("road", "", lambda: self._toggle_mode("road"), cost=COSTS["road"])
+        b["settlement"] = TButton("settlement", "", lambda: self._toggle_mode("settlement"),
                                   cost=COSTS["settlement"])
-        b["city"] = TButton("city", tr("table.btn.city"), lambda: self._toggle_mode("city"),
-                            cost=COSTS["city"])
-        b["buy"] = TButton("buy", tr("table.btn.buy_dev"), self._buy, cost=COSTS["dev"])
-        b["cards"] = TButton("cards", tr("table.btn.cards"), self._open_cards, icon="dev")
-        b["trade"] = TButton("trade", tr("table.btn.trade"), self._open_trade, icon="trade")
-        b["bank"] = TButton("bank", tr("table.btn.bank"), self._open_bank, icon="bank")
-        b["tokens"] = TButton("tokens", tr("table.btn.tokens"), self._open_tokens, icon="token")
-        b["leave"] = TButton("leave", tr("table.btn.leave"), self._leave)
+        b["city"] = TButton("city", "", lambda: self._toggle_mode("city"), cost=COSTS["city"])
+        b["buy"] = TButton("buy", "", self._buy, cost=COSTS["dev"])
+        b["cards"] = TButton("cards", "", self._open_cards, icon="dev")
+        b["trade"] = TButton("trade", "", self._open_trade, icon="trade")
+        b["bank"] = TButton("bank", "", self._open_bank, icon="bank")
+        b["tokens"] = TButton("tokens", "", self._open_tokens, icon="token")
+        b["leave"] = TButton("leave", "", self._leave)
+        for name, btn in b.items():
+            btn.label = tr(BUTTON_LABELS[name])
+        self._tr = tr
+
+    def _check_lang(self) -> None:
+        """After a language switch (``App.set_lang`` puts a new Translator in the
+        context): new button labels, prompt, log and chat lines. The chrome notices
+        by itself (its key holds the translator)."""
+        tr = self.ctx.tr
+        if tr is self._tr:
+            return
+        self._tr = tr
+        for name, btn in self.buttons.items():
+            btn.label = tr(BUTTON_LABELS[name])
+        self._derived_key = None  # the prompt
+        self._log_cache = {}
+        self._log_key = ()
+        self._chat_key = ()
+        self._banner_key = ()
 
     # -- Scene API ----------------------------------------------------------------------------
 
@@ -248,7 +273,7 @@ class TableScene(Scene):
         events, chat = m.events, m.chat
         you = view.get("you") or {}
         keys: dict[str, tuple[Any, ...]] = {
-            "board": self._pieces_key(view),
+            "board": (*self._pieces_key(view), self.last_move()),
             "top": (tuple(view["bank"]), view["dev_deck"], view.get("turn"), view.get("phase"),
                     m.connection),
             "players": (repr(view["seats"]), view.get("current"), tuple(view.get("to_act", ())),
@@ -284,7 +309,7 @@ class TableScene(Scene):
             chrome.fill(TABLE_BG)
             if name == "board":
                 self.board.set_rect(r["board"], r["island"])
-                self.board.draw_base(chrome, view)
+                self.board.draw_base(chrome, view, self._last_move)
             elif name == "top":
                 self._draw_top(chrome, view)
             elif name == "players":
@@ -303,6 +328,16 @@ class TableScene(Scene):
         self._chrome_base = base
         self.chrome_builds += 1
         return chrome
+
+    def last_move(self) -> LastMove:
+        """The latest piece built and this turn's roll (from the model's events;
+        worked out again only when new events arrived)."""
+        events = self.ctx.model.events
+        key = (len(events), id(events[-1]) if events else 0)
+        if key != self._last_move_key:
+            self._last_move = last_move(events)
+            self._last_move_key = key
+        return self._last_move
 
     @staticmethod
     def _pieces_key(view: dict[str, Any]) -> tuple[Any, ...]:
@@ -401,6 +436,7 @@ class TableScene(Scene):
 
     def _derive(self) -> None:
         """Recompute highlights, prompt and button states when the model changed."""
+        self._check_lang()
         m = self.ctx.model
         pending = self.ui.pending()
         key = (m.changes, m.version, m.legal_version, self.mode, self.neutral, pending,
@@ -667,6 +703,12 @@ class TableScene(Scene):
             self.mode = None
             self._derived_key = None
             return True
+        if event.key == pygame.K_F2:  # switch 日本語 / English (everything relabels)
+            app = self.ctx.options.get("app")
+            if app is not None:
+                app.set_lang("en" if self.ctx.tr.lang == "ja" else "ja")
+                return True
+            return False
         shortcuts = {pygame.K_r: "roll", pygame.K_e: "end", pygame.K_1: "road",
                      pygame.K_2: "settlement", pygame.K_3: "city"}
         name = shortcuts.get(event.key)

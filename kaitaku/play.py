@@ -96,6 +96,7 @@ def play_window(bots: list[str], *, name: str | None, lang: str, vp: int, sea3d:
                 seed: int | None, timer: int = 0) -> int:
     """Play in the window against ``bots`` (1 to 3 of them); returns the exit code."""
     from client.app import App, NoDisplay, default_name
+    from client.net import NetClient
 
     if not 1 <= len(bots) <= 3:
         print("kaitaku play: give 1 to 3 bots (you take the first seat)", file=sys.stderr)
@@ -110,7 +111,10 @@ def play_window(bots: list[str], *, name: str | None, lang: str, vp: int, sea3d:
     port = local.start()
     try:
         try:
+            # the local server ends with the window: no seat to reclaim later, so a
+            # plain NetClient (nothing written to the state file)
             app = App(connect=f"127.0.0.1:{port}", name=player, lang=lang, discover=False,
+                      net_factory=NetClient,
                       create={"settings": settings, "bots": list(bots),
                               "name": f"{player} vs bots"[:32], "turn_timer": timer})
         except NoDisplay as exc:

@@ -12,6 +12,7 @@ is imported, so every test runs headless. Fixtures:
   translator, ``fonts``, ``send=sent.append`` and ``options`` holding
   ``size``, ``surface``, ``sent`` and ``fonts``;
 - ``make_ctx(lang="ja")``: the same for another language;
+- ``state_dir`` (automatic): ``KAITAKU_STATE_DIR`` points at a fresh folder;
 - ``server`` and ``connect``: a real server on a loopback port and raw clients
   to it (from ``tests/server/conftest.py``).
 """
@@ -37,6 +38,15 @@ from client.scene import Context  # noqa: E402
 from tests.server.conftest import connect, server  # noqa: E402, F401  (fixtures, re-exported)
 
 SIZE = (1280, 800)
+
+
+@pytest.fixture(autouse=True)
+def state_dir(tmp_path_factory: pytest.TempPathFactory,
+              monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Every test gets its own client state folder (never the real home)."""
+    path = tmp_path_factory.mktemp("state")
+    monkeypatch.setenv("KAITAKU_STATE_DIR", str(path))
+    return path
 
 
 @pytest.fixture(scope="session")

@@ -8,7 +8,14 @@ import math
 import pygame
 import pytest
 
-from client.board_view import BoardLayout, BoardView, Highlights, owner_color
+from client.board_view import (
+    BoardLayout,
+    BoardView,
+    Highlights,
+    LastMove,
+    last_move,
+    owner_color,
+)
 from client.fonts import Fonts
 from client.widgets import NEUTRAL_COLORS, SEAT_COLORS
 from protocol.rules import Settings, new_game, observe
@@ -148,3 +155,56 @@ def test_pieces_are_drawn_in_seat_colours(surface: pygame.Surface, fonts: Fonts)
     assert near(lay.node_xy[12], SEAT_COLORS[0], 4) < 30
     assert near(lay.node_xy[40], SEAT_COLORS[2], 4) < 30
     assert near(lay.node_xy[20], SEAT_COLORS[1], 4) > 60  # nothing blue elsewhere
+
+
+# --- the last move ----------------------------------------------------------------------
+
+
+def test_last_move_takes_the_latest_build_and_this_turns_roll() -> None:
+    assert last_move([]) == LastMove()
+    events = [
+        {"type": "settlement_built", "seat": 0, "node": 12, "free": True},
+        {"type": "road_built", "seat": 0, "edge": 30, "free": True},
+        {"type": "turn_started", "seat": 1, "turn": 1},
+        {"type": "dice_rolled", "seat": 1, "dice": [3, 5]},
+        {"type": "produced", "gains": [], "withheld": []},
+    ]
+    assert last_move(events) == LastMove(("edge", 30), 8)
+    events.append({"type": "city_built", "seat": 1, "node": 40})
+    assert last_move(events) == LastMove(("node", 40), 8)
+    # the next turn: the roll is forgotten until the next one, the build stays
+    events += [{"type": "turn_ended", "seat": 1}, {"type": "turn_started", "seat": 2, "turn": 2}]
+    assert last_move(events) == LastMove(("node", 40), None)
+    events.append({"type": "dice_rolled", "seat": 2, "dice": [3, 4]})  # a 7 produces nothing
+    assert last_move(events) == LastMove(("node", 40), None)
+    events.append({"type": "road_built", "seat": 2, "edge": 5, "free": False})
+    assert last_move(events).piece == ("edge", 5)
+
+
+def test_last_move_is_drawn_under_the_piece_and_around_the_tokens(surface: pygame.Surface,
+                                                                  fonts: Fonts) -> None:
+    view = dict(_view())
+    view["buildings"] = [[12, 0, 1]]
+    board = view["board"]
+    assert isinstance(board, dict)
+    numbers = board["numbers"]
+    rolled = next(n for h, n in enumerate(numbers) if n and h != view["robber"])
+    bv = BoardView(fonts.get)
+    lay = bv.set_rect(surface.get_rect())
+    size = lay.size
+
+    def pixels(last: LastMove | None) -> tuple[list[object], list[object]]:
+        surface.fill((0, 0, 0))
+        bv.draw(surface, view, last=last)
+        x, y = lay.node_xy[12]
+        near_piece = [surface.get_at((round(x + size * dx), round(y + size * 0.3)))
+                      for dx in (-0.3, 0.0, 0.3)]
+        rings = [surface.get_at((round(hx + size * 0.33), round(hy)))
+                 for (hx, hy), n in zip(lay.hex_xy, numbers, strict=True) if n == rolled]
+        return near_piece, rings
+
+    plain_piece, plain_rings = pixels(None)
+    lit_piece, lit_rings = pixels(LastMove(("node", 12), rolled))
+    assert plain_piece != lit_piece
+    assert all(a != b for a, b in zip(plain_rings, lit_rings, strict=True))
+    assert bv.static_builds == 1  # the marks are not part of the static layer

@@ -4,6 +4,8 @@ real browser over multicast on the loopback interface."""
 from __future__ import annotations
 
 import asyncio
+import random
+import secrets
 from collections.abc import Callable
 
 import pytest
@@ -65,7 +67,10 @@ async def until(pred: Callable[[], bool], timeout: float = 8.0) -> None:
 
 
 async def test_a_browser_finds_an_advertised_server() -> None:
-    adv = Advertiser("Friday night", 7979, "127.0.0.1", interfaces=LOOPBACK, tables=1,
+    # A name and port of this run only: other test runs may advertise at the same time.
+    name = f"Friday night {secrets.token_hex(3)}"
+    port = random.randrange(20000, 60000)
+    adv = Advertiser(name, port, "127.0.0.1", interfaces=LOOPBACK, tables=1,
                      addresses=["127.0.0.1"])
     browser = Browser(interfaces=LOOPBACK)
     try:
@@ -74,17 +79,17 @@ async def test_a_browser_finds_an_advertised_server() -> None:
         pytest.skip(f"multicast is not available: {exc}")
     try:
         assert browser.start(), browser.error
-        await until(lambda: any(s.port == 7979 for s in browser.servers()))
-        found = next(s for s in browser.servers() if s.port == 7979)
+        await until(lambda: any(s.port == port for s in browser.servers()))
+        found = next(s for s in browser.servers() if s.port == port)
         assert (found.name, found.host, found.version, found.tables) == (
-            "Friday night", "127.0.0.1", VERSION_STRING, 1)
+            name, "127.0.0.1", VERSION_STRING, 1)
         assert found.service == adv.service_name
         changes = browser.changes
         await adv.update(4)
-        await until(lambda: any(s.tables == 4 for s in browser.servers()))
+        await until(lambda: any(s.port == port and s.tables == 4 for s in browser.servers()))
         assert browser.changes > changes
         await adv.close()
-        await until(lambda: not any(s.port == 7979 for s in browser.servers()))
+        await until(lambda: not any(s.port == port for s in browser.servers()))
     finally:
         await adv.close()
         browser.close()

@@ -200,3 +200,21 @@ def test_reset_forgets_everything_but_counts_changes_up() -> None:
     assert m.changes == changes + 1
     fresh = ClientModel()
     assert m.errors == fresh.errors and m.dice == fresh.dice
+
+
+def test_an_accepted_action_makes_the_legal_list_stale() -> None:
+    # The server sends the result before the events, view and legal list the action
+    # caused; between the two the old choices must not be offered again (a dialog
+    # would reopen and the same decision could be sent twice).
+    m = seated()
+    view, legal = game_messages(version=3)
+    m.apply({"type": "view", "version": 3, "view": view["view"]})
+    m.apply(legal)
+    assert m.legal
+    m.apply({"type": "result", "seq": 1, "ok": True})
+    assert m.legal == []
+    m.apply({"type": "legal", "version": 4, "actions": [{"type": "end_turn"}]})
+    assert [a.name for a in m.legal] == ["end_turn"]
+    m.apply({"type": "result", "seq": 2, "ok": False, "code": "cannot_afford",
+             "message": "no"})
+    assert [a.name for a in m.legal] == ["end_turn"]  # a refusal leaves the choices open

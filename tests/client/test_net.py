@@ -9,6 +9,7 @@ import contextlib
 import socket
 import subprocess
 import sys
+from collections import deque
 from collections.abc import AsyncIterator, Callable
 from functools import partial
 from typing import Any
@@ -17,6 +18,7 @@ import pytest
 
 from client.model import OFFLINE, ONLINE, RECONNECTING, ClientModel
 from client.net import NetClient, parse_address
+from client.state_file import StateFile
 from protocol.rules import Settings, new_game
 from server.app import Server
 from tests.server.conftest import Connect, seat_dropped
@@ -339,3 +341,62 @@ def test_the_network_layer_does_not_import_pygame() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()
     assert out == "False"
+
+
+async def test_a_restarted_client_reclaims_its_seat_from_the_state_file(
+        server: Server, connect: Connect, drivers: Callable[..., Driver]) -> None:
+    """The window was closed (or crashed) in a running game: a new NetClient
+    with the same state file takes the seat back and gets the whole view."""
+    d = drivers(server.port, state=StateFile())
+    d.net.send({"type": "create_table", "settings": {"players": 2}})
+    await d.until(lambda d: d.model.table is not None)
+    tid = d.model.table
+    assert tid is not None
+    await d.until(lambda d: StateFile().get(d.net.address) is not None)  # written after
+    stored = StateFile().get(d.net.address)  # the joined went to the UI
+    assert stored is not None and (stored.table, stored.seat) == (tid, 0)
+    assert stored.token == d.net.token
+    c = await connect("bob")
+    await c.send({"type": "join", "table": tid})
+    await d.until(lambda d: d.model.view is not None)
+    await asyncio.get_running_loop().run_in_executor(None, d.net.close)
+    await seat_dropped(server, tid, 0)
+    seen: list[Message] = []
+    dispatch = server.dispatch
+
+    def spy(sess: Any, msg: Message) -> None:
+        seen.append(msg)
+        dispatch(sess, msg)
+
+    server.dispatch = spy  # type: ignore[method-assign]
+    d2 = drivers(server.port, state=StateFile())
+    joined = await d2.message("joined")
+    assert joined["table"] == tid and joined["seat"] == 0
+    await d2.until(lambda d: d.model.view is not None and d.model.table_status == "playing")
+    assert d2.model.seat == 0 and server.tables[tid].seats[0].session is not None
+    hello = next(m for m in seen if m["type"] == "hello")
+    assert hello["resume"] == stored.token and "seen" not in hello
+    # leaving the table forgets the seat
+    d2.net.send({"type": "leave"})
+    await d2.message("left")
+    await d2.until(lambda d: StateFile().get(d.net.address) is None)
+    await c.close()
+
+
+async def test_a_stale_stored_token_is_dropped_quietly(server: Server,
+                                                      drivers: Callable[..., Driver]) -> None:
+    """The server does not know the stored token (it restarted, the game is
+    gone): the client forgets it and is in the lobby, with no error shown."""
+    address = f"127.0.0.1:{server.port}"
+    StateFile().put(address, "no-such-token", "gone", 1)
+    StateFile().put("127.0.0.1:1", "other", "t", 0)  # another server's: untouched
+    d = drivers(server.port, state=StateFile())
+    d.net.send({"type": "create_table", "settings": {"players": 3}})
+    await d.until(lambda d: d.model.table is not None)
+    assert d.model.seat == 0 and d.model.errors == deque() and d.net.seq == 0
+    await d.until(lambda d: (s := StateFile().get(address)) is not None
+                  and s.token != "no-such-token")
+    stored = StateFile().get(address)
+    assert stored is not None and stored.token != "no-such-token"
+    assert stored.table == d.model.table
+    assert StateFile().get("127.0.0.1:1") is not None

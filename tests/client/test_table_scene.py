@@ -11,10 +11,12 @@ import pygame
 import pytest
 
 from client import dialogs
+from client.board_view import LastMove
 from client.canned import canned_model, model_from_state, play_until
+from client.i18n import Translator
 from client.model import ClientModel
 from client.scene import Context
-from client.table_scene import TableScene
+from client.table_scene import BUTTON_LABELS, TableScene
 from protocol.rules import (
     BuildRoad,
     BuildSettlement,
@@ -300,3 +302,67 @@ def test_frame_bench_reports() -> None:
         assert key in result
     assert result["frames"] == 40 and result["static_builds"] == 1
     assert result["mean_ms"] > 0
+
+
+# --- the last move and the language ---------------------------------------------------------
+
+
+def test_the_last_move_marker_follows_the_latest_build_event(ctx: Context,
+                                                             surface: pygame.Surface) -> None:
+    model = canned_model(0)
+    scene = make_scene(ctx, model)
+    frame(ctx, surface)
+    first = scene.last_move()
+    assert first.piece is not None and first.rolled is not None
+    builds = scene.region_builds.get("board", 0)
+    frame(ctx, surface)
+    assert scene.region_builds.get("board", 0) == builds  # nothing new: no redraw
+    view = model.view
+    assert view is not None
+    taken = {b[0] for b in view["buildings"]}
+    node = next(n for n in range(54) if n not in taken)
+    model.apply({"type": "events", "version": model.version + 1, "events": [
+        {"type": "settlement_built", "seat": 1, "node": node, "free": False}]})
+    frame(ctx, surface)
+    assert scene.last_move().piece == ("node", node)
+    assert scene.last_move().rolled == first.rolled  # still the same turn
+    assert scene.region_builds["board"] == builds + 1
+    model.apply({"type": "events", "version": model.version + 1, "events": [
+        {"type": "road_built", "seat": 1, "edge": 7, "free": False},
+        {"type": "turn_ended", "seat": 0}, {"type": "turn_started", "seat": 1, "turn": 99}]})
+    frame(ctx, surface)
+    assert scene.last_move() == LastMove(("edge", 7), None)
+    assert scene.board.static_builds == 1
+
+
+def test_switching_the_language_relabels_the_table(make_ctx: Any, surface: pygame.Surface) -> None:
+    ctx = make_ctx("en")
+    scene = make_scene(ctx, canned_model(0))
+    frame(ctx, surface)
+    en = {name: b.label for name, b in scene.buttons.items()}
+    en_prompt, en_log = scene.prompt, list(scene._log_lines)
+    assert en["roll"] == Translator("en")("table.btn.roll")
+    ctx.tr = Translator("ja")  # what App.set_lang does
+    frame(ctx, surface)
+    ja = Translator("ja")
+    assert {name: b.label for name, b in scene.buttons.items()} == {
+        name: ja(key) for name, key in BUTTON_LABELS.items()}
+    assert all(en[name] != scene.buttons[name].label for name in ("roll", "end", "road"))
+    assert scene.prompt != en_prompt and scene.prompt
+    assert scene._log_lines != en_log and len(scene._log_lines) > 0
+
+
+def test_f2_switches_the_language_through_the_app(ctx: Context, surface: pygame.Surface) -> None:
+    langs: list[str] = []
+
+    class FakeApp:
+        def set_lang(self, lang: str) -> str:
+            langs.append(lang)
+            ctx.tr = Translator(lang)
+            return lang
+
+    ctx.options["app"] = FakeApp()
+    scene = make_scene(ctx, canned_model(0))
+    ctx.stack.handle(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_F2, mod=0, unicode=""))
+    frame(ctx, surface)
+    assert langs == ["ja"] and scene.buttons["leave"].label == Translator("ja")("table.btn.leave")
