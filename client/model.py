@@ -53,6 +53,7 @@ class ClientModel:
     error_count: int = 0  # errors ever added (the deque is bounded): new ones are the last
     #                       ``error_count - seen`` entries
     rejected: Message | None = None  # the last rejected action's result
+    results: int = 0  # result messages received so far (answers come in sending order)
     changes: int = 0  # bumped on every apply (for caches)
 
     def apply(self, msg: Message) -> None:
@@ -112,6 +113,7 @@ class ClientModel:
             self.timer_ms = msg.get("timer_ms")
             self.legal_at = time.monotonic()
         elif kind == "result":
+            self.results += 1
             if not msg["ok"]:
                 self.rejected = msg
                 self._error(msg.get("code", "rejected"), msg.get("message", ""))

@@ -36,7 +36,8 @@ from .table_gfx import (
     shade,
 )
 
-PENDING_TIMEOUT = 4.0
+PENDING_TIMEOUT = 30.0
+"""A last resort only: an action stays pending until the server answered it."""
 """Seconds an action may wait for the server's answer before the UI unlocks again."""
 
 
@@ -48,8 +49,9 @@ class TableUI:
         self.text = TextCache(ctx.font)
         self.scale = 1.0
         self._sent_version: int | None = None
-        self._sent_rejected: object = None
         self._sent_at = 0.0
+        self._expect = 0  # the model's result count once everything sent is answered
+        self._session: str | None = None
         self.sent: list[Action] = []  # every action this UI sent (tests read it)
         self.dialog_area: pygame.Rect | None = None  # where dialogs centre (the table sets it)
 
@@ -70,11 +72,15 @@ class TableUI:
     # -- sending ---------------------------------------------------------------------------
 
     def pending(self) -> bool:
-        """An action was sent and its effect (a new version) or refusal has not arrived."""
+        """An action was sent and the server's answer (accepted or refused) has not arrived."""
         if self._sent_version is None:
             return False
         m = self.ctx.model
-        if (m.version != self._sent_version or m.rejected is not self._sent_rejected
+        # The server answers every action, in order: pending until the answer to
+        # the last one sent has arrived (not merely any answer or any new event,
+        # else a slow answer would let the same decision go out twice). A new
+        # session (after a reconnect) ends it too: the view is sent afresh.
+        if (m.results >= self._expect or m.session != self._session
                 or time.monotonic() - self._sent_at > PENDING_TIMEOUT):
             self._sent_version = None
             return False
@@ -91,7 +97,11 @@ class TableUI:
         self.sent.append(action)
         m = self.ctx.model
         self._sent_version = m.version
-        self._sent_rejected = m.rejected
+        # Answers still owed on this session come before this one's (after a
+        # reconnect, the old session's unanswered actions never will).
+        owed = self._expect if m.session == self._session else 0
+        self._expect = max(owed, m.results) + 1
+        self._session = m.session
         self._sent_at = time.monotonic()
         return True
 

@@ -250,6 +250,31 @@ def test_end_turn_button_and_hotkey(ctx: Context, sent: list[dict[str, Any]]) ->
     assert [a.name for a in actions(sent)] == ["end_turn"]
 
 
+def test_one_decision_goes_out_once_until_the_server_answers_it(
+        ctx: Context, sent: list[dict[str, Any]]) -> None:
+    scene = make_scene(ctx, canned_model(0))
+    m = ctx.model
+    end = pygame.event.Event(pygame.KEYDOWN, key=pygame.K_e, mod=0, unicode="e")
+    ctx.stack.handle(end)
+    assert len(sent) == 1 and scene.ui.pending()
+    # Others acting meanwhile (as in a discard round: new events, a new version, the
+    # same choices listed again because the server had not read ours yet) does not
+    # end the wait: only the answer to this action does.
+    legal = [a.to_dict() for a in m.legal]
+    m.apply({"type": "events", "version": m.version + 1,
+             "events": [{"type": "turn_ended", "seat": 1}]})
+    m.apply({"type": "view", "version": m.version, "view": m.view})
+    m.apply({"type": "legal", "version": m.version, "actions": legal})
+    assert m.legal and scene.ui.pending()
+    ctx.stack.handle(end)
+    assert len(sent) == 1
+    m.apply({"type": "result", "seq": 1, "ok": True})
+    assert not scene.ui.pending()
+    assert m.legal == []  # the old choices are stale until the server sends new ones
+    ctx.stack.handle(end)
+    assert len(sent) == 1
+
+
 def test_chat_input(ctx: Context, surface: pygame.Surface, sent: list[dict[str, Any]]) -> None:
     scene = make_scene(ctx, canned_model(0))
     ctx.stack.handle(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_RETURN, mod=0, unicode="\r"))
