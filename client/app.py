@@ -145,6 +145,8 @@ class App:
             self.browser = Browser()
             if not self.browser.start():
                 note = self.browser.error
+        else:
+            note = self.ctx.tr("lobby.lan.off")
         self.lobby = LobbyScene(self.ctx, name=name or default_name(), address=connect or "",
                                 on_connect=self.connect, on_disconnect=self.disconnect,
                                 on_lang=self.set_lang,
