@@ -395,7 +395,7 @@ class Server:
         host = "127.0.0.1" if self.host in ("0.0.0.0", "::", "") else self.host
         cmd = [sys.executable, "-m", "kaitaku", "bot", "--connect", f"{host}:{self.port}",
                "--bot", kind, "--table", table_id, "--seat", str(seat), f"--key={key}",
-               "--name", f"{kind}-bot"]  # --key=: a key may start with "-"
+               "--name", f"{kind}-bot {seat + 1}"]  # --key=: a key may start with "-"
         env = dict(os.environ)
         proc = await asyncio.create_subprocess_exec(
             *cmd, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
