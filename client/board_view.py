@@ -370,10 +370,11 @@ class BoardView:
             self.draw_highlights(surface, highlights, hover, pulse)
 
     def draw_base(self, surface: pygame.Surface, view: dict[str, Any],
-                  last: LastMove | None = None) -> None:
+                  last: LastMove | None = None, hide: tuple[str, int] | None = None) -> None:
         """The static board, the roads, the robber and the buildings; with ``last``,
         a glow around the number tokens that produced on this turn's roll and a halo
-        under the latest piece built."""
+        under the latest piece built. ``hide``: a piece (``("edge", e)`` or
+        ``("node", n)``) left out, because :meth:`draw_piece` fades it in."""
         lay = self.layout
         assert lay is not None
         surface.blit(self.static_surface(view["board"]), lay.rect.topleft)
@@ -396,6 +397,8 @@ class BoardView:
             x, y = lay.node_xy[piece[1]]
             surface.blit(halo, (round(x - halo.get_width() / 2), round(y - halo.get_height() / 2)))
         for edge, owner in view.get("roads", ()):
+            if hide is not None and hide == ("edge", edge):
+                continue
             spr = self._road_sprite(owner_color(owner, players), lay.edge_angle(edge))
             x, y = lay.edge_xy[edge]
             surface.blit(spr, (round(x - spr.get_width() / 2), round(y - spr.get_height() / 2)))
@@ -404,9 +407,61 @@ class BoardView:
         surface.blit(robber, (round(rx - lay.size * 0.58 - robber.get_width() / 2),
                               round(ry - robber.get_height() * 0.62)))
         for node, owner, level in view.get("buildings", ()):
+            if hide is not None and hide == ("node", node):
+                continue
             spr = self._building_sprite(owner_color(owner, players), level)
             x, y = lay.node_xy[node]
             surface.blit(spr, (round(x - spr.get_width() / 2), round(y - spr.get_height() / 2)))
+
+    def draw_piece(self, surface: pygame.Surface, view: dict[str, Any], piece: tuple[str, int],
+                   progress: float) -> None:
+        """One road (``("edge", e)``) or building (``("node", n)``) of ``view``, appearing:
+        ``progress`` 0 → 1 grows it from 40 % with a small overshoot and fades it in
+        (nothing is drawn when the view does not hold the piece yet)."""
+        lay = self.layout
+        if lay is None:
+            return
+        players = int(view.get("players", 4))
+        what, where = piece
+        spr: pygame.Surface | None = None
+        if what == "edge":
+            for edge, owner in view.get("roads", ()):
+                if edge == where:
+                    spr = self._road_sprite(owner_color(owner, players), lay.edge_angle(edge))
+                    x, y = lay.edge_xy[edge]
+        else:
+            for node, owner, level in view.get("buildings", ()):
+                if node == where:
+                    spr = self._building_sprite(owner_color(owner, players), level)
+                    x, y = lay.node_xy[node]
+        if spr is None:
+            return
+        p = max(0.0, min(1.0, progress))
+        scale = 0.4 + 0.6 * p + 0.25 * math.sin(math.pi * p)  # overshoots a little
+        if p < 1.0:
+            w, h = spr.get_size()
+            spr = pygame.transform.smoothscale(spr, (max(1, round(w * scale)),
+                                                     max(1, round(h * scale))))
+            spr.set_alpha(round(255 * min(1.0, 0.25 + p * 1.5)))
+        surface.blit(spr, (round(x - spr.get_width() / 2), round(y - spr.get_height() / 2)))
+
+    def draw_robber_flash(self, surface: pygame.Surface, view: dict[str, Any],
+                          strength: float) -> None:
+        """A glow around the robber (a 7 was rolled); ``strength`` 0 → 1."""
+        lay = self.layout
+        if lay is None or strength <= 0:
+            return
+        glow = self._glow_sprite(0.9)
+        rx, ry = lay.hex_xy[view["robber"]]
+        cx = rx - lay.size * 0.58
+        glow = glow.copy()
+        glow.set_alpha(round(255 * max(0.0, min(1.0, strength))))
+        surface.blit(glow, (round(cx - glow.get_width() / 2), round(ry - glow.get_height() / 2)))
+        ring = self._ring_sprite((220, 60, 50), 0.4)
+        surface.blit(ring, (round(cx - ring.get_width() / 2), round(ry - ring.get_height() / 2)))
+        robber = self._robber_sprite()  # again, over the glow
+        surface.blit(robber, (round(cx - robber.get_width() / 2),
+                              round(ry - robber.get_height() * 0.62)))
 
     def hovered(self, hl: Highlights, hover: Point | None) -> tuple[str, int] | None:
         """The highlighted spot under the mouse: ("node"|"edge"|"hex", id)."""

@@ -79,7 +79,13 @@ class Dialog(Scene):
         self.area = pygame.Rect(0, 0, 1280, 800)
         self._dim: pygame.Surface | None = None
         self.hover: tuple[int, int] | None = None
+        self._said: dict[str, tuple[str, dict[str, Any]]] | None = {}  # text -> key, fields
         self.build()
+        said, self._said = self._said, None
+        # the key each button label came from, to relabel after a language switch
+        self._label_keys = {name: said[btn.label] for name, btn in self.buttons.items()
+                            if btn.label in said}
+        self._tr = ctx.tr
         self.layout()
 
     # -- to override -------------------------------------------------------------------------
@@ -110,7 +116,23 @@ class Dialog(Scene):
         return self.ctx.model
 
     def tr(self, key: str, **fields: Any) -> str:
-        return self.ctx.tr(key, **fields)
+        text = self.ctx.tr(key, **fields)
+        said = getattr(self, "_said", None)
+        if said is not None:  # building: remember where the texts came from
+            said.setdefault(text, (key, fields))
+        return text
+
+    def relabel(self) -> None:
+        """After a language switch (F2): the buttons' labels in the new language
+        (titles and bodies ask the translator on every frame)."""
+        if self.ctx.tr is self._tr:
+            return
+        self._tr = self.ctx.tr
+        for name, (key, fields) in self._label_keys.items():
+            btn = self.buttons.get(name)
+            if btn is not None:
+                btn.label = self.ctx.tr(key, **fields)
+        self.layout()  # the footer fits the new labels
 
     def close(self) -> None:
         self.ctx.stack.pop(self)
@@ -159,6 +181,7 @@ class Dialog(Scene):
     def update(self, dt: float) -> None:
         if self not in self.ctx.stack.scenes:
             return
+        self.relabel()
         if self.model.game_over is not None and self.kind != "game_over":
             self.close()
             return
@@ -193,6 +216,7 @@ class Dialog(Scene):
                               pygame.MOUSEWHEEL)
 
     def draw(self, surface: pygame.Surface) -> None:
+        self.relabel()
         area = getattr(self.ui, "dialog_area", None)
         if area is not None and pygame.Rect(area) != self.area:
             self.layout()

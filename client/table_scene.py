@@ -16,6 +16,7 @@ call for it.
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Callable
 from typing import Any
 
@@ -49,7 +50,7 @@ from . import dialogs
 from .board_view import BoardView, Highlights, LastMove, last_move, owner_color
 from .describe import describe
 from .intents import may_offer, open_trade
-from .model import ONLINE
+from .model import OFFLINE, ONLINE, RECONNECTING
 from .scene import Context, Scene
 from .table_gfx import (
     BAD,
@@ -86,6 +87,20 @@ _PLAY_ACTIONS: dict[int, type[Action]] = {
 }
 _DEV_KEYS = ("knight", "road_building", "year_of_plenty", "monopoly", "victory_point")
 _STATUS_KEYS = {0: "waiting", 1: "accepted", 2: "rejected", 3: "countered"}
+DICE_SECONDS = 0.6
+"""How long the dice tumble before they settle on the roll."""
+ROBBER_SECONDS = 0.7
+"""How long the robber flashes after a 7."""
+PIECE_SECONDS = 0.25
+"""How long a new road, settlement or city takes to appear."""
+GAIN_SECONDS = 1.2
+"""How long a hand card shows the cards just gained."""
+CATCH_UP = 24
+"""More new events than this at once are a catch-up (after a reconnect), not news."""
+QUIET_SECONDS = 1.0
+"""No animations this long after the connection came (back) online."""
+_UNSEEN = object()
+
 _PLACEMENT_PHASES = frozenset({"setup_settlement", "setup_road", "road_building", "move_robber",
                                "neutral_road", "neutral_settlement"})
 
@@ -148,6 +163,20 @@ class TableScene(Scene):
         self._banner_spots: dict[int, pygame.Rect] = {}
         self.buttons: dict[str, TButton] = {}
         self._tr = ctx.tr  # the translator the labels come from
+        # animations: presentation only, started by events that arrive while the table shows
+        self._seen_event: object = _UNSEEN  # the newest event already looked at
+        self._had_view = False  # the model had a view at the last look
+        self._connection = ctx.model.connection
+        self._quiet = 0.0  # seconds left without animations (a reconnect's catch-up)
+        self._rng = random.Random()
+        self.dice_anim = 0.0  # seconds left of the tumble
+        self.dice_rolled: tuple[int, ...] = ()  # what the tumble settles on
+        self._dice_faces: tuple[int, int] = (1, 1)
+        self._dice_flip = 0.0
+        self.robber_anim = 0.0
+        self.piece_anim = 0.0
+        self.piece_new: tuple[str, int] | None = None  # hidden in the chrome while it appears
+        self.gains: dict[int, tuple[int, float]] = {}  # resource -> (cards gained, seconds left)
         self._make_buttons()
         self._layout()
 
@@ -201,6 +230,98 @@ class TableScene(Scene):
         self.pulse = (self.pulse + dt * 0.8) % 1.0
         self._derive()
         self._auto_dialogs()
+        self._animate(dt)
+
+    # -- animations ------------------------------------------------------------------------
+
+    @property
+    def animating(self) -> bool:
+        return bool(self.dice_anim or self.robber_anim or self.piece_anim or self.gains)
+
+    def _fresh_events(self) -> list[dict[str, Any]]:
+        """The events that arrived since the last update, when they are news: none on
+        the first look or before the first view (the history a join brings), after the
+        events were cleared or pushed out (a reset), in a big catch-up batch, or while
+        and shortly after the connection was lost."""
+        m = self.ctx.model
+        events = m.events
+        newest: object = events[-1] if events else None
+        previous = self._seen_event
+        self._seen_event = newest
+        had_view, self._had_view = self._had_view, m.view is not None
+        if m.connection != self._connection:
+            self._connection = m.connection
+            self._quiet = QUIET_SECONDS
+        if (newest is previous or previous is _UNSEEN or not had_view
+                or m.connection in (RECONNECTING, OFFLINE)):
+            return []
+        fresh: list[dict[str, Any]] = []
+        for event in reversed(events):
+            if event is previous:
+                break
+            fresh.append(event)
+            if len(fresh) > CATCH_UP:
+                return []
+        else:
+            if previous is not None:  # the one we saw is gone: a reset, not news
+                return []
+        if self._quiet > 0:
+            return []
+        fresh.reverse()
+        return fresh
+
+    def _animate(self, dt: float) -> None:
+        self._quiet = max(0.0, self._quiet - dt)
+        self.dice_anim = max(0.0, self.dice_anim - dt)
+        self.robber_anim = max(0.0, self.robber_anim - dt)
+        self.piece_anim = max(0.0, self.piece_anim - dt)
+        if not self.piece_anim:
+            self.piece_new = None
+        self.gains = {res: (n, left - dt) for res, (n, left) in self.gains.items() if left > dt}
+        if self.dice_anim:
+            self._dice_flip -= dt
+            if self._dice_flip <= 0:
+                self._dice_flip = 0.06
+                self._dice_faces = (self._rng.randint(1, 6), self._rng.randint(1, 6))
+        elif self.dice_rolled and sum(self.dice_rolled) == 7 and self._dice_flip > -1:
+            self._dice_flip = -2.0  # settled on a 7: the robber's turn to flash
+            self.robber_anim = ROBBER_SECONDS
+        fresh = self._fresh_events()
+        seat = self.ctx.model.seat
+        built = False
+        for event in fresh:
+            kind = event.get("type")
+            if kind == "dice_rolled" and len(event.get("dice") or ()) == 2:
+                self.dice_rolled = tuple(int(v) for v in event["dice"])
+                self.dice_anim = DICE_SECONDS
+                self._dice_flip = 0.06
+                self._dice_faces = (self._rng.randint(1, 6), self._rng.randint(1, 6))
+                self.robber_anim = 0.0
+            elif kind in ("road_built", "settlement_built", "city_built"):
+                built = True
+            elif seat is not None and kind in ("produced", "setup_income"):
+                if kind == "produced":
+                    gains = event.get("gains") or []
+                    cards = gains[seat] if seat < len(gains) else []
+                else:
+                    cards = event.get("cards") or [] if event.get("seat") == seat else []
+                for res, n in enumerate(cards[:5]):
+                    if n > 0:
+                        had = self.gains.get(res, (0, 0.0))[0]
+                        self.gains[res] = (had + n, GAIN_SECONDS)
+        if built:
+            piece = self.last_move().piece  # the marker's information: the newest piece
+            if piece is not None:
+                self.piece_new = piece
+                self.piece_anim = PIECE_SECONDS
+
+    def dice_shown(self) -> tuple[int, ...]:
+        """The faces the dice display shows now (tumbling, or the last roll)."""
+        if self.dice_anim:
+            return self._dice_faces
+        view = self.ctx.model.view
+        roll = view.get("last_roll") if view is not None else None
+        return tuple(int(v) for v in roll) if roll else ()
 
     def handle(self, event: pygame.event.Event) -> bool:
         self._derive()
@@ -254,7 +375,14 @@ class TableScene(Scene):
             self._draw_waiting(surface)
             return
         surface.blit(self._chrome_surface(view), (0, 0))
+        if self.piece_new is not None:
+            self.board.draw_piece(surface, view, self.piece_new,
+                                  1 - self.piece_anim / PIECE_SECONDS)
+        if self.robber_anim:
+            self.board.draw_robber_flash(surface, view, self.robber_anim / ROBBER_SECONDS)
         self._draw_dice(surface, view)
+        if self.gains:
+            self._draw_gains(surface)
         self._draw_trade_strip(surface, view)
         if self.highlights is not None:
             self.board.draw_highlights(surface, self.highlights, self.hover, self.pulse)
@@ -273,7 +401,7 @@ class TableScene(Scene):
         events, chat = m.events, m.chat
         you = view.get("you") or {}
         keys: dict[str, tuple[Any, ...]] = {
-            "board": (*self._pieces_key(view), self.last_move()),
+            "board": (*self._pieces_key(view), self.last_move(), self.piece_new),
             "top": (tuple(view["bank"]), view["dev_deck"], view.get("turn"), view.get("phase"),
                     m.connection),
             "players": (repr(view["seats"]), view.get("current"), tuple(view.get("to_act", ())),
@@ -309,7 +437,7 @@ class TableScene(Scene):
             chrome.fill(TABLE_BG)
             if name == "board":
                 self.board.set_rect(r["board"], r["island"])
-                self.board.draw_base(chrome, view, self._last_move)
+                self.board.draw_base(chrome, view, self._last_move, self.piece_new)
             elif name == "top":
                 self._draw_top(chrome, view)
             elif name == "players":
@@ -740,11 +868,25 @@ class TableScene(Scene):
         self.buttons["leave"].draw(surface, self.ui, 13)
 
     def _draw_dice(self, surface: pygame.Surface, view: dict[str, Any]) -> None:
+        px = self.ui.px
+        size = px(38)
+        r = self.rects["board"]
+        pos = (r.x + px(14), r.bottom - size - px(14))
+        if self.dice_anim:  # tumbling: random faces, turned and hopping, no total yet
+            left = self.dice_anim / DICE_SECONDS
+            for i, v in enumerate(self._dice_faces):
+                face = die_face(v, size)
+                angle = (left * 540 + i * 70) % 360
+                face = pygame.transform.rotate(face, angle)
+                hop = abs(math.sin(left * math.pi * 3 + i)) * px(10) * left
+                cx = pos[0] + i * (size + px(6)) + size // 2
+                cy = pos[1] + size // 2 - hop
+                surface.blit(face, (round(cx - face.get_width() / 2),
+                                    round(cy - face.get_height() / 2)))
+            return
         roll = view.get("last_roll")
         if not roll:
             return
-        px = self.ui.px
-        size = px(38)
         key = ("dice", tuple(roll), size)
         img = self._sprites.get(key)
         if img is None:
@@ -756,8 +898,26 @@ class TableScene(Scene):
             self.ui.text.draw(img, str(total), (2 * (size + px(6)) + px(2), size // 2), 26, col,
                               True, "midleft")
             self._sprites[key] = img
-        r = self.rects["board"]
-        surface.blit(img, (r.x + px(14), r.bottom - size - px(14)))
+        surface.blit(img, pos)
+
+    def _draw_gains(self, surface: pygame.Surface) -> None:
+        """The hand cards that just got cards: a pulsing ring and "+n" rising above."""
+        px = self.ui.px
+        t = self.ui.text
+        for res, (n, left) in self.gains.items():
+            rect = self.hand_rects.get(res)
+            if rect is None:
+                continue
+            age = 1 - left / GAIN_SECONDS  # 0 → 1
+            glow = 0.5 + 0.5 * math.cos(age * math.pi * 4)
+            width = max(2, round(px(4) * (1 - age) * glow) + 1)
+            pygame.draw.rect(surface, (255, 226, 110), rect.inflate(px(6), px(6)), width,
+                             border_radius=px(9))
+            img = t.render(f"+{n}", 16, (255, 255, 255), True)
+            pill = pygame.Rect(0, 0, img.get_width() + px(10), img.get_height() + px(2))
+            pill.midbottom = (rect.centerx, round(rect.y - px(2) - px(16) * min(1.0, age * 3)))
+            pygame.draw.rect(surface, GOOD, pill, border_radius=pill.h // 2)
+            surface.blit(img, (pill.x + px(5), pill.y + px(1)))
 
     def _draw_banner(self, surface: pygame.Surface) -> None:
         if not self.prompt:

@@ -414,3 +414,28 @@ def test_neutral_road_choice(ctx: Context, surface: pygame.Surface,
     assert lay is not None
     click(ctx, lay.edge_xy[edge])
     assert sent_actions(sent) == [BuildNeutralRoad(target, edge)]
+
+
+# --- the language -------------------------------------------------------------------------
+
+
+def test_an_open_dialog_relabels_on_a_language_switch(ctx: Context) -> None:
+    from client.i18n import Translator
+
+    model = canned_model(0)
+    scene = setup(ctx, model)
+    click(ctx, scene.buttons["bank"].rect.center)
+    dlg = ctx.stack.top
+    assert isinstance(dlg, dialogs.MaritimeDialog)
+    draw(ctx)
+    en = Translator("en")
+    assert dlg.buttons["ok"].label == en("table.dlg.trade_ok")
+    assert dlg.buttons["close"].label == en("common.close")
+    ctx.tr = Translator("ja")  # what App.set_lang does (F2)
+    ctx.stack.update(1 / 60)
+    draw(ctx)
+    ja = Translator("ja")
+    assert dlg.buttons["ok"].label == ja("table.dlg.trade_ok") != en("table.dlg.trade_ok")
+    assert dlg.buttons["close"].label == ja("common.close")
+    assert ja("table.dlg.bank") in scene.ui.text.seen  # the title too
+    assert ctx.stack.top is dlg  # still open, still the same dialog
