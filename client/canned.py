@@ -42,33 +42,19 @@ def canned_model(seat: int | None = 0, *, players: int = 4, seed: int = 11, turn
                  lang: str = "en", settings: dict[str, Any] | None = None) -> ClientModel:
     """A model at ``seat`` (None: a spectator) in the main phase of seat 0's turn
     at or after ``turn``; the log, dice histogram and a little chat included."""
-    conf = {"players": players, **(settings or {})}
-    s = new_game(Settings.from_dict(conf), seed)
-    bots = [HeuristicBot(seed * 10 + q) for q in range(players)]
-    m = ClientModel()
-    m.apply({"type": "welcome", "server": "kaitaku", "session": "canned"})
-    m.apply({"type": "joined", "table": "canned", "seat": seat, "settings": conf})
-    m.apply({"type": "table", "table": "canned", "status": "playing", "seats": [
-        {"name": NAMES[q], "kind": "bot" if q >= 2 else "human", "connected": True,
-         "auto": False} for q in range(players)]})
-    m.apply({"type": "game_started", "table": "canned"})
-    version = 0
-    while s.phase != Phase.GAME_OVER:
+
+    def mid_game(s: GameState) -> bool:
+        if s.phase == Phase.GAME_OVER:
+            return True
         if s.current == 0 and s.phase == Phase.MAIN and s.turn >= turn:
             names = {a.name for a in legal_actions(s, 0)}
-            if "build_settlement" in names or "build_road" in names or s.turn >= turn + 40:
-                break
-        q = to_act(s)[0]
-        legal = legal_actions(s, q)
-        action = bots[q].act(LazyView(s, q), legal)
-        events = apply(s, action, q)
-        version += 1
-        m.apply({"type": "events", "version": version,
-                 "events": [e.for_seat(seat).to_dict() for e in events]})
-    m.apply({"type": "view", "version": version, "view": observe(s, seat)})
-    if seat is not None and seat in to_act(s):
-        m.apply({"type": "legal", "version": version,
-                 "actions": [a.to_dict() for a in legal_actions(s, seat)]})
+            return "build_settlement" in names or "build_road" in names or s.turn >= turn + 40
+        return False
+
+    s, history = play_until(mid_game, players=players, seed=seed, settings=settings,
+                            max_steps=1 << 30)
+    m = model_from_state(s, seat, history, table="canned", session="canned",
+                         kinds=["bot" if q >= 2 else "human" for q in range(players)])
     for q, text in CHAT.get(lang, CHAT["en"]):
         if q < players:
             m.apply({"type": "chat", "table": "canned", "seat": q, "name": NAMES[q], "text": text})
@@ -95,17 +81,20 @@ def play_until(pred: Callable[[GameState], bool], *, players: int = 4, seed: int
 
 
 def model_from_state(s: GameState, seat: int | None,
-                     history: list[list[Event]] | None = None) -> ClientModel:
+                     history: list[list[Event]] | None = None, *, table: str = "t",
+                     session: str = "test", kinds: list[str] | None = None) -> ClientModel:
     """The model of a client at ``seat`` that received ``history`` and the state's
-    current view and legal actions (what the server would have sent it)."""
+    current view and legal actions (what the server would have sent it);
+    ``kinds``: human or bot per seat (default: all human)."""
     players = s.settings.players
+    kinds = kinds or ["human"] * players
     m = ClientModel()
-    m.apply({"type": "welcome", "server": "kaitaku", "session": "test"})
-    m.apply({"type": "joined", "table": "t", "seat": seat, "settings": s.settings.to_dict()})
-    m.apply({"type": "table", "table": "t", "status": "playing", "seats": [
-        {"name": NAMES[q], "kind": "human", "connected": True, "auto": False}
+    m.apply({"type": "welcome", "server": "kaitaku", "session": session})
+    m.apply({"type": "joined", "table": table, "seat": seat, "settings": s.settings.to_dict()})
+    m.apply({"type": "table", "table": table, "status": "playing", "seats": [
+        {"name": NAMES[q], "kind": kinds[q], "connected": True, "auto": False}
         for q in range(players)]})
-    m.apply({"type": "game_started", "table": "t"})
+    m.apply({"type": "game_started", "table": table})
     version = 0
     for batch in history or []:
         version += 1

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import pygame
 
@@ -1254,11 +1254,8 @@ class TableScene(Scene):
                True)
         line_h = px(17)
         area = pygame.Rect(r.x + px(8), r.y + px(24), r.w - px(16), r.h - px(30))
-        rows = max(1, area.h // line_h)
-        lines = self._log_lines
-        self.log_scroll = min(self.log_scroll, max(0, len(lines) - rows))
-        end = len(lines) - self.log_scroll
-        shown = lines[max(0, end - rows):end]
+        shown, self.log_scroll = _last_rows(self._log_lines, self.log_scroll,
+                                            max(1, area.h // line_h))
         y = area.bottom - len(shown) * line_h
         for text, col in shown:
             if col is not None:
@@ -1299,11 +1296,8 @@ class TableScene(Scene):
         line_h = px(17)
         area = pygame.Rect(r.x + px(10), r.y + px(24), r.w - px(20),
                            self.chat.rect.y - r.y - px(28))
-        rows = max(1, area.h // line_h)
-        lines = self._chat_lines
-        self.chat_scroll = min(self.chat_scroll, max(0, len(lines) - rows))
-        end = len(lines) - self.chat_scroll
-        shown = lines[max(0, end - rows):end]
+        shown, self.chat_scroll = _last_rows(self._chat_lines, self.chat_scroll,
+                                             max(1, area.h // line_h))
         y = area.bottom - len(shown) * line_h
         for text, col, name in shown:
             if col is not None and name and text.startswith(name):
@@ -1404,3 +1398,13 @@ class TableScene(Scene):
 def _res(res: int) -> str:
     return ("lumber", "brick", "wool", "grain", "ore")[res]
 
+
+_Row = TypeVar("_Row")
+
+
+def _last_rows(lines: list[_Row], scroll: int, rows: int) -> tuple[list[_Row], int]:
+    """The ``rows`` lines shown by a panel that sticks to its bottom, ``scroll``
+    lines up from the end (clamped); returns them and the clamped scroll."""
+    scroll = min(scroll, max(0, len(lines) - rows))
+    end = len(lines) - scroll
+    return lines[max(0, end - rows):end], scroll

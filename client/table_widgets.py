@@ -35,6 +35,7 @@ from .table_gfx import (
     resource_chip,
     shade,
 )
+from .widgets import Clickable
 
 PENDING_TIMEOUT = 30.0
 """A last resort only: an action stays pending until the server answered it."""
@@ -113,38 +114,25 @@ class TableUI:
         return seat_name(self.ctx.model, self.ctx.tr, seat)
 
 
-class TButton:
+class TButton(Clickable):
     """A button with an optional pictogram and resource-cost chips under the label."""
 
     def __init__(self, name: str, label: str, on_click: Callable[[], object], *,
                  icon: str | None = None, cost: Sequence[int] | None = None,
                  primary: bool = False, hotkey: str | None = None) -> None:
+        super().__init__(pygame.Rect(0, 0, 0, 0), label, on_click)
         self.name = name
-        self.label = label
-        self.on_click = on_click
         self.icon = icon
         self.cost = cost
         self.primary = primary
         self.hotkey = hotkey
-        self.rect = pygame.Rect(0, 0, 0, 0)
-        self.enabled = True
         self.visible = True
-        self.hover = False
         self.active = False  # a toggled mode (e.g. build road) is on
         self._sprite: pygame.Surface | None = None
         self._sprite_key: tuple[Any, ...] = ()
 
     def handle(self, event: pygame.event.Event) -> bool:
-        if not self.visible:
-            return False
-        if event.type == pygame.MOUSEMOTION:
-            self.hover = self.rect.collidepoint(event.pos)
-        elif (event.type == pygame.MOUSEBUTTONDOWN and event.button == 1
-              and self.rect.collidepoint(event.pos)):
-            if self.enabled:
-                self.on_click()
-            return True
-        return False
+        return self.visible and super().handle(event)
 
     def draw(self, surface: pygame.Surface, ui: TableUI, size: int = 15) -> None:
         if not self.visible or self.rect.w <= 0:

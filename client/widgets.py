@@ -60,10 +60,11 @@ def _tokens(text: str) -> list[str]:
     return out
 
 
-class Button:
-    """A clickable rectangle with a label; ``enabled`` False draws it greyed out."""
+class Clickable:
+    """A rectangle with a label that runs ``on_click`` on a left click while
+    ``enabled``; subclasses draw it."""
 
-    def __init__(self, rect: pygame.Rect, label: str, on_click: Callable[[], None],
+    def __init__(self, rect: pygame.Rect, label: str, on_click: Callable[[], object],
                  enabled: bool = True) -> None:
         self.rect = pygame.Rect(rect)
         self.label = label
@@ -80,6 +81,10 @@ class Button:
                 self.on_click()
             return True
         return False
+
+
+class Button(Clickable):
+    """The plain button; ``enabled`` False draws it greyed out."""
 
     def draw(self, surface: pygame.Surface, font: pygame.font.Font) -> None:
         color = BUTTON_OFF if not self.enabled else BUTTON_HOVER if self.hover else BUTTON
