@@ -57,6 +57,7 @@ class Server:
         self._server: asyncio.base_events.Server | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self.storage = Storage(db, durable) if db is not None else None
+        self._commit_handle: asyncio.Handle | None = None
 
     # -- life -------------------------------------------------------------------------
 
@@ -98,6 +99,22 @@ class Server:
         self.storage.append_action(table.id, table.version, seat, action.to_dict(), outcome)
         if table.version % SNAPSHOT_EVERY == 0 and table.game is not None:
             self.storage.save_snapshot(table.id, table.version, table.game)
+        elif self._commit_handle is None:
+            # Sessions commit before they write (see before_write); this also
+            # commits when nobody is listening.
+            self._commit_handle = asyncio.get_running_loop().call_soon(self.before_write)
+
+    def before_write(self) -> None:
+        """Commit the queued action rows: called before any bytes go to a client,
+        so nothing is acknowledged before it is durable (group commit)."""
+        self._commit_handle = None
+        storage = self.storage
+        if storage is None or not storage.pending:
+            return
+        try:
+            storage.commit()
+        except Exception:  # the disk failed: the game goes on, the rows wait
+            log.exception("could not commit %d action rows; will retry", storage.pending)
 
     def _restore(self) -> None:
         """Bring back every unfinished table from the log; players rejoin with

@@ -119,6 +119,7 @@ class Session:
         pending = self._pending
         if not pending:
             return
+        self.server.before_write()
         data = pending[0] if len(pending) == 1 else b"".join(pending)
         pending.clear()
         transport = self.writer.transport
@@ -136,6 +137,7 @@ class Session:
                 await self.writer.drain()
                 backlog, self._backlog = self._backlog, []
                 if backlog:
+                    self.server.before_write()
                     self.writer.transport.write(b"".join(backlog))
                 if self.writer.transport.get_write_buffer_size() <= WRITE_BUFFER_HIGH:
                     self._blocked = False

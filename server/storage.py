@@ -2,7 +2,12 @@
 
 One writer connection in WAL mode. Every accepted action (with its chance
 outcome) is committed before the server acknowledges it, so a crash — even
-``kill -9`` — loses nothing that a client was told was applied. On start the
+``kill -9`` — loses nothing that a client was told was applied. Commits are
+grouped: :meth:`Storage.append_action` only queues the row, and
+:meth:`Storage.commit` writes every queued row in one transaction. The server
+calls it before any bytes go out to a client (and at the end of each turn of
+its event loop), so an acknowledgement never leaves before its row is
+durable, while 50 busy tables pay for one commit instead of fifty. On start the
 server restores every unfinished table by replaying its log (from the last
 snapshot, taken every :data:`SNAPSHOT_EVERY` actions, so restarts stay fast).
 
@@ -90,14 +95,40 @@ class Storage:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute(f"PRAGMA synchronous={'FULL' if durable == 'full' else 'NORMAL'}")
         self.db.executescript(_SCHEMA)
+        self._rows: list[tuple[str, int, int, str, str | None]] = []
 
     def close(self) -> None:
+        self.commit()
         self.db.close()
+
+    @property
+    def pending(self) -> int:
+        """Action rows queued and not yet committed."""
+        return len(self._rows)
+
+    def commit(self) -> None:
+        """Write every queued action row in one transaction (durable on return)."""
+        rows = self._rows
+        if not rows:
+            return
+        db = self.db
+        db.execute("BEGIN")
+        try:
+            db.executemany(
+                "INSERT INTO actions (table_id, version, seat, action, outcome) "
+                "VALUES (?, ?, ?, ?, ?)", rows)
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise  # the rows stay queued for the next commit
+        del rows[:]
 
     # -- writing --------------------------------------------------------------------
 
     def save_table(self, t: Any) -> None:
         """Insert or update a table's header (settings, seed, status, seats)."""
+        self.commit()  # every write keeps the order of the log
         seats = [{"kind": s.kind, "name": s.name, "bot_kind": s.bot_kind} for s in t.seats]
         self.db.execute(
             "INSERT INTO tables (id, name, settings, seed, creator, turn_timer, status, seats, "
@@ -109,14 +140,12 @@ class Storage:
 
     def append_action(self, table_id: str, version: int, seat: int,
                       action: dict[str, Any], outcome: tuple[int, ...] | None) -> None:
-        """Commit one accepted action (autocommit: durable when this returns)."""
-        self.db.execute(
-            "INSERT INTO actions (table_id, version, seat, action, outcome) VALUES (?, ?, ?, ?, ?)",
-            (table_id, version, seat, json.dumps(action),
-             None if outcome is None else json.dumps(list(outcome))),
-        )
+        """Queue one accepted action; durable at the next :meth:`commit`."""
+        self._rows.append((table_id, version, seat, json.dumps(action),
+                           None if outcome is None else json.dumps(list(outcome))))
 
     def save_snapshot(self, table_id: str, version: int, state: GameState) -> None:
+        self.commit()
         blob = msgpack.packb(state.to_dict(include_log=False), use_bin_type=True)
         self.db.execute(
             "INSERT INTO snapshots (table_id, version, state) VALUES (?, ?, ?) "
@@ -124,18 +153,21 @@ class Storage:
             "state = excluded.state", (table_id, version, blob))
 
     def save_token(self, token: str, table_id: str, seat: int) -> None:
+        self.commit()
         self.db.execute(
             "INSERT INTO tokens (token, table_id, seat) VALUES (?, ?, ?) ON CONFLICT(token) "
             "DO UPDATE SET table_id = excluded.table_id, seat = excluded.seat",
             (token, table_id, seat))
 
     def drop_token(self, token: str) -> None:
+        self.commit()
         self.db.execute("DELETE FROM tokens WHERE token = ?", (token,))
 
     # -- reading --------------------------------------------------------------------
 
     def unfinished(self) -> list[StoredTable]:
         """Every table not finished, its game rebuilt by replaying its log."""
+        self.commit()
         out = []
         rows = self.db.execute(
             "SELECT id, name, settings, seed, creator, turn_timer, status, seats FROM tables "

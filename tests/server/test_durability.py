@@ -209,3 +209,41 @@ async def test_kill_9_soak_100_kills(tmp_path: Path) -> None:
     print(f"soak: {total_kills} kills over {games} games, {total_actions} actions, "
           f"lost {total_lost}")
     assert total_lost == 0
+
+
+def test_group_commit_queues_rows_until_commit(tmp_path: Path) -> None:
+    """Action rows are queued and written in one transaction; any other write
+    commits them first, so the log keeps its order."""
+    storage = Storage(tmp_path / "k.db")
+    reader = Storage(tmp_path / "k.db")  # another connection sees committed rows only
+    try:
+        storage.append_action("t1", 1, 0, {"type": "roll"}, (3, 4))
+        storage.append_action("t1", 2, 0, {"type": "end_turn"}, None)
+        assert storage.pending == 2
+        assert reader.db.execute("SELECT COUNT(*) FROM actions").fetchone() == (0,)
+        storage.commit()
+        assert storage.pending == 0
+        assert reader.db.execute(
+            "SELECT version, action, outcome FROM actions ORDER BY version").fetchall() == [
+            (1, '{"type": "roll"}', "[3, 4]"), (2, '{"type": "end_turn"}', None)]
+        storage.append_action("t1", 3, 1, {"type": "roll"}, (1, 1))
+        storage.save_token("tok", "t1", 1)  # commits the queued row first
+        assert reader.db.execute("SELECT COUNT(*) FROM actions").fetchone() == (3,)
+    finally:
+        reader.close()
+        storage.close()
+
+
+def test_a_failed_commit_keeps_the_rows_for_the_next(tmp_path: Path) -> None:
+    storage = Storage(tmp_path / "k.db")
+    try:
+        storage.append_action("t1", 1, 0, {"type": "roll"}, None)
+        storage.append_action("t1", 1, 0, {"type": "roll"}, None)  # duplicate key
+        with pytest.raises(Exception, match="UNIQUE"):
+            storage.commit()
+        assert storage.pending == 2 and not storage.db.in_transaction
+        storage._rows.pop()
+        storage.commit()
+        assert storage.db.execute("SELECT COUNT(*) FROM actions").fetchone() == (1,)
+    finally:
+        storage.close()
