@@ -63,13 +63,15 @@ MAX_LEGAL = 1000
 """Most actions listed in one ``legal`` message (only huge discards have more)."""
 
 
-def legal_message(game: GameState, seat: int, version: int,
-                  timer_ms: int | None = None) -> dict[str, Any]:
+def legal_message(game: GameState, seat: int, version: int, timer_ms: int | None = None,
+                  actions: list[Action] | None = None) -> dict[str, Any]:
     """The ``legal`` message for ``seat``. A discard (or give-back) from a huge
     hand has more choices than fit: then an even spread of them is listed,
     with ``truncated`` and the number of cards owed. ``timer_ms``: the time
-    left for the decision when the table has a turn timer."""
-    actions = legal_actions(game, seat)
+    left for the decision when the table has a turn timer; ``actions``: the
+    legal actions if the caller has them already."""
+    if actions is None:
+        actions = legal_actions(game, seat)
     msg: dict[str, Any] = {"type": "legal", "version": version}
     if timer_ms is not None and actions:
         msg["timer_ms"] = timer_ms
@@ -344,9 +346,11 @@ class Table:
         """Full view, then the legal actions if this seat owes a decision."""
         if self.game is None:
             return
-        sess.send({"type": "view", "version": self.version, "view": observe(self.game, seat)})
+        legal = None if seat is None else legal_actions(self.game, seat)
+        sess.send({"type": "view", "version": self.version,
+                   "view": observe(self.game, seat, legal)})
         if seat is not None:
-            sess.send(legal_message(self.game, seat, self.version, self._timer_ms(seat)))
+            sess.send(legal_message(self.game, seat, self.version, self._timer_ms(seat), legal))
 
     def _reply(self, seat: int, sess: Session | None, result: dict[str, Any]) -> None:
         s = self.seats[seat]
@@ -511,11 +515,13 @@ class Table:
                                   for e, r, p in zip(events, seen, plain, strict=True)]}
                 entry = shared[seen] = (msg, encode_message(msg, SERVER))
             sess.send_encoded(*entry)
+            legal = (legal_actions(game, seat) if seat is not None and (seat in deciding or over)
+                     else None)
             if sess.role != "bot" or (seat is not None and seat in deciding):
                 sess.send({"type": "view", "version": self.version,
-                           "view": observe(game, seat)})
-            if seat is not None and (seat in deciding or over):
-                sess.send(legal_message(game, seat, self.version, self._timer_ms(seat)))
+                           "view": observe(game, seat, legal)})
+            if legal is not None and seat is not None:
+                sess.send(legal_message(game, seat, self.version, self._timer_ms(seat), legal))
         if over:
             self.status = "finished"
             scores = [game.total_vp(q) for q in range(game.settings.players)]

@@ -9,7 +9,7 @@ server takes it from the authenticated connection). The plain-data form is
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from .errors import MalformedAction
@@ -261,18 +261,18 @@ def action_from_dict(d: object) -> Action:
     if cls is None:
         raise MalformedAction(f"unknown action type {name!r}")
     kwargs: dict[str, Any] = {}
-    for f in fields(cls):
-        if f.name not in d:
-            if f.name == "to":
+    for f in field_names(cls):
+        if f not in d:
+            if f == "to":
                 kwargs["to"] = None
                 continue
-            raise MalformedAction(f"{cls.name}: missing field {f.name!r}")
-        v = d[f.name]
-        if f.name in ("give", "get") and cls in (OfferTrade, CounterOffer) or f.name == "cards":
-            kwargs[f.name] = _cards(v, f.name)
-        elif f.name in ("to", "second") and v is None:
-            kwargs[f.name] = None
+            raise MalformedAction(f"{cls.name}: missing field {f!r}")
+        v = d[f]
+        if f in ("give", "get") and cls in (OfferTrade, CounterOffer) or f == "cards":
+            kwargs[f] = _cards(v, f)
+        elif f in ("to", "second") and v is None:
+            kwargs[f] = None
         else:
-            kwargs[f.name] = _int(v, f.name)
+            kwargs[f] = _int(v, f)
     # Unknown extra fields are ignored (the wire protocol's compatibility rule).
     return cls(**kwargs)

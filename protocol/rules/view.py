@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .board import NUM_EDGES, NUM_NODES
+from .actions import Action
+from .board import NUM_NODES
 from .engine import legal_actions, to_act
 from .state import (
     DEV_CARDS,
@@ -25,6 +26,8 @@ from .state import (
     Phase,
 )
 
+_NODES = range(NUM_NODES)
+
 _PLAY_NAMES = {
     KNIGHT: "play_knight",
     ROAD_BUILDING: "play_road_building",
@@ -33,24 +36,28 @@ _PLAY_NAMES = {
 }
 
 
-def observe(s: GameState, seat: int | None) -> dict[str, Any]:
-    """The view of ``seat`` (``None``: a spectator, public facts only)."""
+def observe(s: GameState, seat: int | None,
+            legal: list[Action] | None = None) -> dict[str, Any]:
+    """The view of ``seat`` (``None``: a spectator, public facts only).
+
+    ``legal``: ``legal_actions(s, seat)`` if the caller has it already (the
+    server lists them anyway), so that it is not computed twice."""
     n = s.settings.players
     over = s.phase == Phase.GAME_OVER
-    seats = []
-    for q in range(n):
-        seats.append(
-            {
-                "cards": sum(s.hands[q]),
-                "dev_cards": sum(s.dev_hand[q]),
-                "knights": s.knights[q],
-                "vp": s.vp[q],
-                "road_length": s.road_len[q],
-                "pieces": s.pieces[q][:],
-                "discard_owed": s.discard_owed[q],
-                "tokens": s.tokens[q],
-            }
-        )
+    hands, dev_hand, pieces = s.hands, s.dev_hand, s.pieces
+    seats = [
+        {
+            "cards": sum(hands[q]),
+            "dev_cards": sum(dev_hand[q]),
+            "knights": s.knights[q],
+            "vp": s.vp[q],
+            "road_length": s.road_len[q],
+            "pieces": pieces[q][:],
+            "discard_owed": s.discard_owed[q],
+            "tokens": s.tokens[q],
+        }
+        for q in range(n)
+    ]
     trade = None
     if s.trade is not None:
         trade = s.trade.to_dict()
@@ -61,12 +68,9 @@ def observe(s: GameState, seat: int | None) -> dict[str, Any]:
         "settings": s.settings.to_dict(),
         "board": s.board.to_dict(),
         "robber": s.robber,
-        "buildings": [
-            [node, s.node_owner[node], s.node_level[node]]
-            for node in range(NUM_NODES)
-            if s.node_owner[node] >= 0
-        ],
-        "roads": [[e, s.edge_owner[e]] for e in range(NUM_EDGES) if s.edge_owner[e] >= 0],
+        "buildings": [[node, owner, level] for node, owner, level
+                      in zip(_NODES, s.node_owner, s.node_level, strict=True) if owner >= 0],
+        "roads": [[e, owner] for e, owner in enumerate(s.edge_owner) if owner >= 0],
         "phase": PHASE_NAMES[s.phase],
         "turn": s.turn,
         "current": s.current,
@@ -85,7 +89,7 @@ def observe(s: GameState, seat: int | None) -> dict[str, Any]:
         "largest_army": None if s.la_holder < 0 else s.la_holder,
         "seats": seats,
         "neutrals": [
-            {"owner": o, "pieces": s.pieces[o][:], "road_length": s.road_len[o]}
+            {"owner": o, "pieces": pieces[o][:], "road_length": s.road_len[o]}
             for o in range(n, s.settings.owners)
         ],
         "token_stock": s.token_stock,
@@ -100,16 +104,18 @@ def observe(s: GameState, seat: int | None) -> dict[str, Any]:
     }
     if seat is not None and 0 <= seat < n:
         playable = []
-        if not over:
-            names = {a.name for a in legal_actions(s, seat)}
+        if not over and any(dev_hand[seat]):  # no cards, nothing to play
+            if legal is None:
+                legal = legal_actions(s, seat)
+            names = {a.name for a in legal}
             playable = [DEV_CARDS[c] for c, nm in _PLAY_NAMES.items() if nm in names]
         view["you"] = {
-            "hand": s.hands[seat][:],
-            "dev_cards": s.dev_hand[seat][:],
+            "hand": hands[seat][:],
+            "dev_cards": dev_hand[seat][:],
             "dev_new": s.dev_new[seat][:],
             "dev_playable": playable,
             "vp_total": s.total_vp(seat),
-            "vp_cards": s.dev_hand[seat][VICTORY_POINT],
+            "vp_cards": dev_hand[seat][VICTORY_POINT],
             "ratios": s.ratios[seat][:],
         }
     return view

@@ -737,6 +737,8 @@ def hidden_info_case(spec: GameSpec) -> None:
                 assert s2.to_dict() != s.to_dict()
                 assert observe(s2, q) == v, f"view of seat {q} depends on hidden facts"
             if q is not None:
+                # The server passes the legal actions it has: the same view.
+                assert observe(s, q, legal_actions(s, q)) == v
                 assert v["you"] is not None and v["you"]["hand"] == s.hands[q]
                 # Sanity: the seat's own hand is visible to it.
                 s3 = s.copy()
