@@ -264,8 +264,20 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def main_server(games: int, concurrency: int, players: int, as_json: bool) -> int:
+def main_server(games: int, concurrency: int, players: int, as_json: bool,
+                floor: bool = False) -> int:
     result = bench_server(games, concurrency, players)
+    # The yardstick, measured in the same run: the in-process engine
+    # playing the same random-bot games.
+    engine = bench_engine(min(games, 100), players, seed=1)
+    result["engine_games_per_s"] = engine["games_per_s"]
+    result["ratio_vs_engine"] = round(result["games_per_s"] / engine["games_per_s"], 4)
+    if floor and players == 4:
+        from .floor import bench_floor
+
+        f = bench_floor(games, concurrency)
+        result["floor"] = f
+        result["floor_ratio_vs_engine"] = round(f["games_per_s"] / engine["games_per_s"], 4)
     if as_json:
         print(json.dumps(result))
     else:

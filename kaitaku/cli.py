@@ -19,7 +19,7 @@ def _bench(args: argparse.Namespace) -> int:
 def _bench_server(args: argparse.Namespace) -> int:
     from .bench import main_server
 
-    return main_server(args.games, args.concurrency, args.players, args.json)
+    return main_server(args.games, args.concurrency, args.players, args.json, args.floor)
 
 
 def _bench_bots(args: argparse.Namespace) -> int:
@@ -259,6 +259,9 @@ def build_parser() -> argparse.ArgumentParser:
     bsrv.add_argument("--concurrency", type=int, default=10)
     bsrv.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
     bsrv.add_argument("--json", action="store_true", help="print one JSON object")
+    bsrv.add_argument("--floor", action="store_true",
+                      help="also measure the transport floor: a null server and null bots "
+                           "moving the same frames with no game (4 players only)")
     bsrv.set_defaults(func=_bench_server)
     bbots = bsub.add_parser("bots", help="bot strength: each bot against three of each other")
     bbots.add_argument("--games", type=int, default=100, help="games per pairing")

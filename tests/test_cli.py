@@ -28,6 +28,22 @@ def test_bench_engine_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert result["mean_decisions"] > 0
 
 
+def test_bench_server_json_with_floor(capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main(["bench", "server", "--games", "2", "--concurrency", "2", "--json", "--floor"])
+    assert rc == 0
+    result = json.loads(capsys.readouterr().out)
+    for key in ("games", "seconds", "games_per_s", "actions", "actions_per_s", "latency_ms_p50",
+                "latency_ms_p99", "errors", "peak_rss_mb", "server_us_per_action",
+                "engine_games_per_s", "ratio_vs_engine"):
+        assert key in result
+    assert result["games"] == 2 and result["errors"] == 0 and result["actions"] > 100
+    assert 0 < result["ratio_vs_engine"] < 1
+    floor = result["floor"]
+    assert floor["games"] == 2 and floor["actions"] == 2 * 968
+    assert 0 < floor["latency_ms_p50"] <= floor["latency_ms_p99"]
+    assert result["floor_ratio_vs_engine"] > 0
+
+
 def test_bench_bots_json(capsys: pytest.CaptureFixture[str]) -> None:
     rc = main(["bench", "bots", "--games", "4", "--bots", "random,greedy", "--json"])
     assert rc == 0
