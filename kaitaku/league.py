@@ -773,13 +773,14 @@ class ProgressLine:
         self.stream = stream if stream is not None else sys.stderr
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self.every = every
-        self.last = 0.0
+        self.last: float | None = None  # the first call always prints
 
     def __call__(self, done: int, total: int, elapsed: float) -> None:
         now = time.monotonic()
-        if not self.tty and now - self.last < self.every and done < total:
+        since = float("inf") if self.last is None else now - self.last
+        if not self.tty and since < self.every and done < total:
             return
-        if self.tty and now - self.last < 0.1 and done < total:
+        if self.tty and since < 0.1 and done < total:
             return
         self.last = now
         rate = done / elapsed if elapsed > 0 else 0.0
