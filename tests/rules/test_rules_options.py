@@ -7,7 +7,7 @@ generic 3:1 (with node 3), node 47 generic 3:1 (with node 51).
 
 from __future__ import annotations
 
-import time
+from typing import TypeVar
 
 import pytest
 
@@ -146,13 +146,31 @@ def test_balanced_map_is_reproducible_from_the_seed_R_OPT_1() -> None:
         assert not _violations(s.board)
 
 
-def test_balanced_map_generation_is_fast_R_OPT_1() -> None:
-    runs = 200
-    start = time.perf_counter()
-    for seed in range(runs):
-        generate_board(Rng(seed), balanced=True)
-    mean = (time.perf_counter() - start) / runs
-    assert mean < 0.005, f"{mean * 1000:.2f} ms per balanced board"
+T = TypeVar("T")
+
+
+class _CountingRng(Rng):
+    """Counts shuffles: the balanced layout reshuffles the hexes once per restart."""
+
+    shuffles = 0
+
+    def shuffle(self, items: list[T]) -> None:
+        self.shuffles += 1
+        super().shuffle(items)
+
+
+def test_balanced_map_generation_does_bounded_work_R_OPT_1() -> None:
+    """The randomised backtracking restarts rarely (its speed is a benchmark's
+    business, ``kaitaku bench engine``; this checks the work, which is
+    deterministic)."""
+    restarts = []
+    for seed in range(300):
+        rng = _CountingRng(seed)
+        board = generate_board(rng, balanced=True)
+        assert not _violations(board)
+        restarts.append(rng.shuffles - 2)  # the terrain's shuffle and the first order's
+    # Each attempt is capped at a fixed number of steps; restarts are rare.
+    assert sum(r > 0 for r in restarts) <= 3 and max(restarts) <= 2
 
 
 def test_default_map_is_the_spiral_R_OPT_1() -> None:
