@@ -122,6 +122,16 @@ def _bench_client(args: argparse.Namespace) -> int:
     return 0
 
 
+def _positive_days(text: str) -> float:
+    try:
+        days = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of days: {text!r}") from None
+    if not days > 0 or days == float("inf"):
+        raise argparse.ArgumentTypeError("the number of days must be positive")
+    return days
+
+
 def _server(args: argparse.Namespace) -> int:
     import asyncio
     import logging
@@ -138,7 +148,9 @@ def _server(args: argparse.Namespace) -> int:
 
         db = None if args.db == ":none:" else (args.db or default_db_path())
         srv = Server(args.host, args.port, name=args.name, db=db,
-                     durable="full" if args.fsync else "normal")
+                     durable="full" if args.fsync else "normal",
+                     keep_finished=(None if args.keep_finished is None
+                                    else args.keep_finished * 86400.0))
         await srv.start()
         print(f"kaitaku server listening on {srv.host}:{srv.port}", flush=True)
         advertiser = await _advertise(args, srv)
@@ -296,6 +308,9 @@ def build_parser() -> argparse.ArgumentParser:
                           "$XDG_DATA_HOME/kaitaku/kaitaku.db; ':none:' keeps nothing)")
     srv.add_argument("--fsync", action="store_true",
                      help="fsync every action (survives power cuts, slower)")
+    srv.add_argument("--keep-finished", type=_positive_days, default=None, metavar="DAYS",
+                     help="delete finished games (their logs) from --db after DAYS days, "
+                          "checked at start and hourly (default: keep them for ever)")
     adv = srv.add_mutually_exclusive_group()
     adv.add_argument("--advertise", dest="advertise", action="store_true", default=None,
                      help="announce the server on the LAN (mDNS, _kaitaku._tcp); the default "

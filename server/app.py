@@ -13,6 +13,7 @@ import logging
 import os
 import secrets
 import sys
+import time
 from typing import Any
 
 from protocol.rules import RulesError, Settings
@@ -36,6 +37,10 @@ MAX_TABLES_PER_CONNECTION = 4
 """Tables one connection may create."""
 FINISHED_TTL = 600.0
 """Seconds a finished table stays listed (its log stays in the database)."""
+PRUNE_EVERY = 3600.0
+"""Seconds between prunings of old finished games (``keep_finished``)."""
+PRUNE_BATCH = 50
+"""Finished games deleted per step (the loop stays responsive while pruning)."""
 
 
 class Server:
@@ -43,7 +48,8 @@ class Server:
 
     def __init__(self, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, *,
                  name: str = "kaitaku", spawn_bots: bool = True,
-                 db: str | os.PathLike[str] | None = None, durable: str = "normal") -> None:
+                 db: str | os.PathLike[str] | None = None, durable: str = "normal",
+                 keep_finished: float | None = None) -> None:
         if not 1 <= len(name) <= 64:
             raise ValueError("the server name is 1 to 64 characters")
         self.host = host
@@ -57,7 +63,10 @@ class Server:
         self._server: asyncio.base_events.Server | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self.storage = Storage(db, durable) if db is not None else None
+        self.keep_finished = keep_finished
+        """Seconds a finished game's log stays in the database (None: for ever)."""
         self._commit_handle: asyncio.Handle | None = None
+        self._prune_handle: asyncio.TimerHandle | None = None
 
     # -- life -------------------------------------------------------------------------
 
@@ -68,6 +77,25 @@ class Server:
         log.info("listening on %s:%d", self.host, self.port)
         if self.storage is not None:
             self._restore()
+            if self.keep_finished is not None:
+                self._prune()
+
+    def _prune(self) -> None:
+        """Delete finished games older than ``keep_finished``: a batch now, the
+        next batch soon if there were more, else again in an hour."""
+        self._prune_handle = None
+        if self.storage is None or self.keep_finished is None:
+            return
+        try:
+            removed = self.storage.prune_finished(time.time() - self.keep_finished, PRUNE_BATCH)
+        except Exception:
+            log.exception("could not prune finished games")
+            removed = 0
+        if removed:
+            log.info("pruned %d finished games older than %g days", removed,
+                     self.keep_finished / 86400)
+        delay = 0.1 if removed == PRUNE_BATCH else PRUNE_EVERY
+        self._prune_handle = asyncio.get_running_loop().call_later(delay, self._prune)
 
     # -- durability -------------------------------------------------------------------
 
@@ -155,6 +183,9 @@ class Server:
             await self._server.serve_forever()
 
     async def close(self) -> None:
+        if self._prune_handle is not None:
+            self._prune_handle.cancel()
+            self._prune_handle = None
         if self._server is not None:
             self._server.close()
         for sess in list(self.sessions):

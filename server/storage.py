@@ -163,6 +163,33 @@ class Storage:
         self.commit()
         self.db.execute("DELETE FROM tokens WHERE token = ?", (token,))
 
+    def prune_finished(self, before: float, limit: int = 50) -> int:
+        """Delete up to ``limit`` finished tables created before ``before`` (a
+        ``time.time()``) with their logs, snapshots and tokens; return how many.
+
+        In batches, so that a server can prune while it serves: call again
+        while it returns ``limit``. Unfinished tables are never touched."""
+        self.commit()
+        ids = [tid for (tid,) in self.db.execute(
+            "SELECT id FROM tables WHERE status = 'finished' AND created < ? "
+            "ORDER BY created LIMIT ?", (before, limit))]
+        if not ids:
+            return 0
+        db = self.db
+        db.execute("BEGIN")
+        try:
+            for sql in ("DELETE FROM actions WHERE table_id = ?",
+                        "DELETE FROM snapshots WHERE table_id = ?",
+                        "DELETE FROM tokens WHERE table_id = ?",
+                        "DELETE FROM tables WHERE id = ?"):
+                db.executemany(sql, [(tid,) for tid in ids])
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+        return len(ids)
+
     # -- reading --------------------------------------------------------------------
 
     def unfinished(self) -> list[StoredTable]:

@@ -247,3 +247,71 @@ def test_a_failed_commit_keeps_the_rows_for_the_next(tmp_path: Path) -> None:
         assert storage.db.execute("SELECT COUNT(*) FROM actions").fetchone() == (1,)
     finally:
         storage.close()
+
+
+def _stored_table(storage: Storage, tid: str, status: str, created: float) -> None:
+    from types import SimpleNamespace
+
+    from protocol.rules import Settings
+
+    seats = [SimpleNamespace(kind="human", name=f"p{q}", bot_kind=None) for q in range(3)]
+    storage.save_table(SimpleNamespace(id=tid, name=tid, settings=Settings(players=3), seed=1,
+                                       creator="x", turn_timer=0.0, status=status,
+                                       seats=seats))
+    storage.db.execute("UPDATE tables SET created = ? WHERE id = ?", (created, tid))
+    storage.append_action(tid, 1, 0, {"type": "roll"}, (2, 3))
+    storage.save_token(f"tok-{tid}", tid, 0)
+
+
+def test_prune_deletes_only_old_finished_games(tmp_path: Path) -> None:
+    import time
+
+    storage = Storage(tmp_path / "k.db")
+    now = time.time()
+    try:
+        _stored_table(storage, "old-finished", "finished", now - 10 * 86400)
+        _stored_table(storage, "new-finished", "finished", now - 3600)
+        _stored_table(storage, "old-playing", "playing", now - 10 * 86400)
+        for i in range(3):
+            _stored_table(storage, f"older-{i}", "finished", now - 20 * 86400)
+        before = now - 7 * 86400
+        assert storage.prune_finished(before, limit=2) == 2  # in batches, oldest first
+        assert storage.prune_finished(before, limit=2) == 2
+        assert storage.prune_finished(before, limit=2) == 0
+        left = {tid for (tid,) in storage.db.execute("SELECT id FROM tables")}
+        assert left == {"new-finished", "old-playing"}
+        for table in ("actions", "tokens"):
+            (ids,) = zip(*storage.db.execute(f"SELECT DISTINCT table_id FROM {table}"),
+                         strict=True)
+            assert set(ids) == left
+    finally:
+        storage.close()
+
+
+async def test_server_prunes_old_finished_games_at_start(tmp_path: Path) -> None:
+    import time
+
+    db = tmp_path / "k.db"
+    storage = Storage(db)
+    _stored_table(storage, "old-finished", "finished", time.time() - 40 * 86400)
+    _stored_table(storage, "recent-finished", "finished", time.time() - 86400)
+    storage.close()
+    srv = Server("127.0.0.1", 0, spawn_bots=False, db=db, keep_finished=30 * 86400.0)
+    await srv.start()
+    try:
+        assert srv.storage is not None
+        left = {tid for (tid,) in srv.storage.db.execute("SELECT id FROM tables")}
+        assert left == {"recent-finished"}
+        assert srv.storage.db.execute(
+            "SELECT COUNT(*) FROM actions WHERE table_id = 'old-finished'").fetchone() == (0,)
+    finally:
+        await srv.close()
+
+
+def test_keep_finished_option_is_days() -> None:
+    from kaitaku.cli import _positive_days
+
+    assert _positive_days("30") == 30.0 and _positive_days("0.5") == 0.5
+    for bad in ("0", "-1", "x", "inf", "nan"):
+        with pytest.raises(Exception, match="days"):
+            _positive_days(bad)
