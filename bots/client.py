@@ -128,7 +128,7 @@ class BotClient:
                 return self.outcome
             elif kind == "error":
                 log.warning("%s: server error %s: %s", self.name, msg["code"], msg["message"])
-                if msg["code"] in ("no_such_table", "seat_taken", "table_full"):
+                if msg["code"] in ("no_such_table", "seat_taken", "table_full", "table_closed"):
                     raise ProtocolError(msg["message"], msg["code"])
             elif kind == "ping":
                 self.send({"type": "pong", "nonce": msg.get("nonce")})

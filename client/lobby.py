@@ -356,7 +356,10 @@ class LobbyScene(Scene):
         self.join_button.enabled = t is not None and self._joinable(t)
         self.spectate_button.enabled = t is not None
         at = self.ctx.model.table
-        self.start_button.enabled = (at is not None and at == self.creator_of
+        may_start = self.ctx.model.can_start  # said by a 1.2 server
+        if may_start is None:
+            may_start = at is not None and at == self.creator_of
+        self.start_button.enabled = (at is not None and may_start
                                      and self.ctx.model.table_status in (None, "waiting"))
         self.address_input.placeholder = "127.0.0.1:7878"
         self.name_input.placeholder = tr("lobby.name")

@@ -36,6 +36,7 @@ class ClientModel:
     settings: dict[str, Any] | None = None
     table_seats: list[dict[str, Any]] = field(default_factory=list)  # name, kind, connected, auto
     table_status: str | None = None  # waiting, playing, finished
+    can_start: bool | None = None  # may we start our waiting table (None: not said)
     # the game
     view: dict[str, Any] | None = None
     version: int = 0
@@ -83,6 +84,7 @@ class ClientModel:
             if msg["table"] == self.table:
                 self.table_seats = list(msg["seats"])
                 self.table_status = msg["status"]
+                self.can_start = msg.get("can_start")
         elif kind == "left":
             self._leave()
         elif kind == "game_started":
@@ -156,6 +158,7 @@ class ClientModel:
         self.settings = None
         self.table_seats = []
         self.table_status = None
+        self.can_start = None
         self._reset_game()
 
     def _reset_game(self) -> None:

@@ -37,6 +37,8 @@ MAX_TABLES_PER_CONNECTION = 4
 """Tables one connection may create."""
 FINISHED_TTL = 600.0
 """Seconds a finished table stays listed (its log stays in the database)."""
+WAITING_GRACE = 60.0
+"""Seconds a waiting table that everybody dropped from stays open for them."""
 PRUNE_EVERY = 3600.0
 """Seconds between prunings of old finished games (``keep_finished``)."""
 PRUNE_BATCH = 50
@@ -172,6 +174,12 @@ class Server:
                     self.resumable[token] = (table.id, seat_no)
                 else:
                     self.storage.drop_token(token)
+            if table.status == "waiting":
+                # Its creator's session died with the old server: the first
+                # person to sit down (or watch) may start it; if nobody comes
+                # back within WAITING_GRACE it closes.
+                table.creator = None
+                loop.call_later(WAITING_GRACE, self._close_if_deserted, table)
             self.attach_table(table)
             self._launch_bots(table, spawn)
             log.info("table %s restored at version %d (%s)", table.id, table.version,
@@ -250,7 +258,57 @@ class Server:
             self._drop_token(sess, table)
             seat = table.vacate(sess)
             log.info("table %s: %s left seat %s", table.id, sess.name, seat)
-            table.broadcast_table()
+            if not self._left_waiting(table, sess, dropped=True):
+                table.broadcast_table()
+
+    def _left_waiting(self, table: Table, leaver: Session, dropped: bool) -> bool:
+        """Someone left a table before its game: if they created it, the right to
+        start it passes to the next person at it; a table no person is at any
+        more closes (at once after a ``leave``; after WAITING_GRACE when the
+        last one dropped, so that they can come back). True if it closed."""
+        if table.status != "waiting" or self.tables.get(table.id) is not table:
+            return False
+        people = self._people(table)
+        if table.creator == leaver.id:
+            table.creator = people[0].id if people else None
+            if people:
+                log.info("table %s: %s may start it now", table.id, people[0].name)
+        if people:
+            return False
+        if dropped:
+            asyncio.get_running_loop().call_later(WAITING_GRACE, self._close_if_deserted,
+                                                  table)
+            return False
+        self._close_waiting(table, "everybody left before the game started")
+        return True
+
+    @staticmethod
+    def _people(table: Table) -> list[Session]:
+        """The people (not bots) at a table: seated first, then spectators."""
+        return [m for m, _ in table.members() if m.role != "bot"]
+
+    def _close_if_deserted(self, table: Table) -> None:
+        if (table.status == "waiting" and self.tables.get(table.id) is table
+                and not self._people(table)):
+            self._close_waiting(table, "nobody came back to it")
+
+    def _close_waiting(self, table: Table, why: str) -> None:
+        """Close a table before its game: its members (bots by now) get
+        ``table_closed`` and ``left``; it leaves the list and the database."""
+        for member, _ in table.members():
+            self._drop_token(member, table)
+            table.vacate(member)
+            member.table = None
+            member.seat = None
+            member.error("table_closed", f"the table closed: {why}")
+            member.send({"type": "left", "table": table.id})
+        del self.tables[table.id]
+        table.status = "closed"  # commands still queued for it do nothing
+        table.on_changed = None
+        table.submit("stop", None)
+        if self.storage is not None:
+            self.storage.delete_table(table.id)
+        log.info("table %s closed: %s", table.id, why)
 
     # -- routing --------------------------------------------------------------------
 
@@ -358,8 +416,16 @@ class Server:
             return
         self._spectate(sess, table)
 
+    def _claim_start(self, sess: Session, table: Table) -> None:
+        """At a waiting table nobody may start (its creator left or the server
+        restarted), the first person to arrive may."""
+        if table.status == "waiting" and table.creator is None and sess.role != "bot":
+            table.creator = sess.id
+            log.info("table %s: %s may start it", table.id, sess.name)
+
     def _seat(self, sess: Session, table: Table, i: int, since: int | None = None) -> None:
         table.take_seat(i, sess)
+        self._claim_start(sess, table)
         sess.table = table
         sess.seat = i
         self.resumable[sess.resume_token] = (table.id, i)
@@ -382,11 +448,14 @@ class Server:
 
     def _spectate(self, sess: Session, table: Table) -> None:
         table.spectators.add(sess)
+        self._claim_start(sess, table)
         sess.table = table
         sess.seat = None
         sess.send({"type": "joined", "table": table.id, "seat": None,
                    "settings": table.settings.to_dict()})
-        if table.status != "waiting":
+        if table.status == "waiting":
+            table.broadcast_table()  # the seats so far (and who may start)
+        else:
             sess.send({"type": "game_started", "table": table.id})
             table.submit("resync", (sess, None))
 
@@ -398,7 +467,8 @@ class Server:
             sess.table = None
             sess.seat = None
             sess.send({"type": "left", "table": table.id})
-            table.broadcast_table()
+            if not self._left_waiting(table, sess, dropped=False):
+                table.broadcast_table()
 
     def _on_start(self, sess: Session, msg: dict[str, Any]) -> None:
         table = sess.table

@@ -134,7 +134,7 @@ class Storage:
             "INSERT INTO tables (id, name, settings, seed, creator, turn_timer, status, seats, "
             "created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
             "status = excluded.status, seats = excluded.seats, seed = excluded.seed",
-            (t.id, t.name, json.dumps(t.settings.to_dict()), t.seed, t.creator,
+            (t.id, t.name, json.dumps(t.settings.to_dict()), t.seed, t.creator or "",
              float(t.turn_timer), t.status, json.dumps(seats), time.time()),
         )
 
@@ -163,18 +163,12 @@ class Storage:
         self.commit()
         self.db.execute("DELETE FROM tokens WHERE token = ?", (token,))
 
-    def prune_finished(self, before: float, limit: int = 50) -> int:
-        """Delete up to ``limit`` finished tables created before ``before`` (a
-        ``time.time()``) with their logs, snapshots and tokens; return how many.
+    def delete_table(self, table_id: str) -> None:
+        """Forget a table that never started (its header and resume tokens)."""
+        self._delete([table_id])
 
-        In batches, so that a server can prune while it serves: call again
-        while it returns ``limit``. Unfinished tables are never touched."""
+    def _delete(self, ids: list[str]) -> None:
         self.commit()
-        ids = [tid for (tid,) in self.db.execute(
-            "SELECT id FROM tables WHERE status = 'finished' AND created < ? "
-            "ORDER BY created LIMIT ?", (before, limit))]
-        if not ids:
-            return 0
         db = self.db
         db.execute("BEGIN")
         try:
@@ -188,6 +182,19 @@ class Storage:
             if db.in_transaction:
                 db.execute("ROLLBACK")
             raise
+
+    def prune_finished(self, before: float, limit: int = 50) -> int:
+        """Delete up to ``limit`` finished tables created before ``before`` (a
+        ``time.time()``) with their logs, snapshots and tokens; return how many.
+
+        In batches, so that a server can prune while it serves: call again
+        while it returns ``limit``. Unfinished tables are never touched."""
+        self.commit()
+        ids = [tid for (tid,) in self.db.execute(
+            "SELECT id FROM tables WHERE status = 'finished' AND created < ? "
+            "ORDER BY created LIMIT ?", (before, limit))]
+        if ids:
+            self._delete(ids)
         return len(ids)
 
     # -- reading --------------------------------------------------------------------

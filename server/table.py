@@ -129,12 +129,14 @@ def deciding_seats(game: GameState) -> set[int]:
 class Table:
     """One game table. Create with :meth:`Server.create_table`."""
 
-    def __init__(self, table_id: str, name: str, settings: Settings, creator: str,
+    def __init__(self, table_id: str, name: str, settings: Settings, creator: str | None,
                  turn_timer: float = 0, seed: int | None = None) -> None:
         self.id = table_id
         self.name = name
         self.settings = settings
         self.creator = creator
+        """The session that may start the table while it waits (None: the first
+        person to join may)."""
         self.turn_timer = turn_timer
         self.seed = seed if seed is not None else secrets.randbits(63)
         self.seats = [Seat() for _ in range(settings.players)]
@@ -178,7 +180,10 @@ class Table:
         msg = {"type": "table", "table": self.id,
                "seats": [s.summary() for s in self.seats], "status": self.status}
         for sess, _ in self.members():
-            sess.send(msg)
+            if self.status == "waiting":  # who may start it (1.2)
+                sess.send({**msg, "can_start": sess.id == self.creator})
+            else:
+                sess.send(msg)
 
     # -- the table task -------------------------------------------------------------
 

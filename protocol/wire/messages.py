@@ -13,7 +13,7 @@ from typing import Any
 
 from .errors import ProtocolError
 
-PROTOCOL_VERSION = (1, 1)
+PROTOCOL_VERSION = (1, 2)
 VERSION_STRING = f"{PROTOCOL_VERSION[0]}.{PROTOCOL_VERSION[1]}"
 MAX_NAME = 32
 MAX_CHAT = 300
@@ -106,6 +106,8 @@ SPECS: dict[str, Spec] = {
         "seats": _f("list", "per seat: {name, kind: human|bot|empty, connected, auto (a "
                     "bot stands in)}", max_len=4),
         "status": _f("str", "waiting, playing or finished", max_len=16),
+        "can_start": _f("bool", "1.2, waiting tables only: whether you may start it",
+                        optional=True),
     }),
     "start": Spec(CLIENT, "Creator only: fill empty seats with bots and start now."),
     "leave": Spec(CLIENT, "Leave the table. During a game the seat is kept for its resume "
@@ -197,6 +199,7 @@ ERROR_CODES: dict[str, str] = {
     "table_full": "no free seat",
     "not_seated": "the action needs a seat",
     "not_creator": "only the table's creator may do that",
+    "table_closed": "the table closed before its game started (everybody left)",
     "bad_settings": "the table settings are invalid",
     "game_not_started": "the table's game has not started",
     "server_shutdown": "the server is shutting down",

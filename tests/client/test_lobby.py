@@ -297,6 +297,32 @@ def test_only_the_creator_may_start(lobby: LobbyScene, ctx: Context, sent: list[
     assert lobby.creator_of is None
 
 
+def test_the_server_says_who_may_start(lobby: LobbyScene, ctx: Context,
+                                       sent: list[Message], surface: pygame.Surface) -> None:
+    """A 1.2 server's ``table.can_start`` decides (the right passes on when the
+    creator leaves)."""
+    online(ctx, [summary("t1", "Friday", ["human", "empty"])])
+    lobby.update(0.016)
+    lobby.join("t1")
+    ctx.model.apply({"type": "joined", "table": "t1", "seat": 1, "settings": SETTINGS})
+    seats = [{"name": None, "kind": "empty", "connected": False, "auto": False},
+             {"name": "Ann", "kind": "human", "connected": True, "auto": False}]
+    ctx.model.apply({"type": "table", "table": "t1", "status": "waiting", "seats": seats,
+                     "can_start": False})
+    lobby.update(0.016)
+    assert not lobby.start_button.enabled
+    ctx.model.apply({"type": "table", "table": "t1", "status": "waiting", "seats": seats,
+                     "can_start": True})
+    lobby.update(0.016)
+    lobby.draw(surface)
+    assert lobby.start_button.enabled
+    sent.clear()
+    click(lobby, lobby.start_button.rect.center)
+    assert sent == [{"type": "start"}]
+    ctx.model.apply({"type": "left", "table": "t1"})
+    assert ctx.model.can_start is None
+
+
 def test_spectators_wait_too(lobby: LobbyScene, ctx: Context, surface: pygame.Surface) -> None:
     online(ctx, [summary("t1", "Friday", ["human", "empty"])])
     lobby.update(0.016)

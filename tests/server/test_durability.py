@@ -315,3 +315,43 @@ def test_keep_finished_option_is_days() -> None:
     for bad in ("0", "-1", "x", "inf", "nan"):
         with pytest.raises(Exception, match="days"):
             _positive_days(bad)
+
+
+async def test_a_restored_waiting_table_goes_to_the_first_to_come_back(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its creator's session died with the old server: the first person to join
+    may start it; a restored table nobody comes back to closes after the grace."""
+    import time
+
+    import server.app as app_module
+
+    from .conftest import RawClient
+
+    monkeypatch.setattr(app_module, "WAITING_GRACE", 0.5)
+    db = tmp_path / "k.db"
+    storage = Storage(db)
+    _stored_table(storage, "waiting", "waiting", time.time())
+    _stored_table(storage, "deserted", "waiting", time.time())
+    storage.close()
+    srv = Server("127.0.0.1", 0, spawn_bots=False, db=db)
+    await srv.start()
+    try:
+        assert set(srv.tables) == {"waiting", "deserted"}
+        assert all(t.creator is None for t in srv.tables.values())
+        reader, writer = await asyncio.open_connection("127.0.0.1", srv.port)
+        c = RawClient(reader, writer, "bob")
+        await c.hello()
+        await c.send({"type": "join", "table": "waiting"})
+        await c.recv_type("joined")
+        assert (await c.recv_type("table"))["can_start"] is True
+        for _ in range(300):
+            if "deserted" not in srv.tables:
+                break
+            await asyncio.sleep(0.01)
+        assert set(srv.tables) == {"waiting"}
+        assert srv.storage is not None
+        assert srv.storage.db.execute(
+            "SELECT id FROM tables WHERE status = 'waiting'").fetchall() == [("waiting",)]
+        await c.close()
+    finally:
+        await srv.close()

@@ -67,7 +67,7 @@ async def test_hello_with_a_newer_minor_version_is_welcome(server: Server,
     c = await connect(hello=False)
     await c.send({"type": "hello", "version": "1.9", "role": "player", "name": "minor"})
     welcome = await c.recv()
-    assert welcome["type"] == "welcome" and welcome["version"] == "1.1"
+    assert welcome["type"] == "welcome" and welcome["version"] == "1.2"
     assert welcome["session"] and welcome["resume_token"]
 
 
@@ -579,3 +579,70 @@ async def test_a_token_does_not_reclaim_a_seat_given_up_at_a_waiting_table(
     assert server.tables[tid].seats[1].session is not None
     assert server.tables[tid].seats[1].name == "carol", reply
     assert reply["type"] == "error" and reply["code"] == "bad_resume", reply
+
+
+async def test_the_right_to_start_passes_on_when_the_creator_leaves(
+        server: Server, connect: Connect) -> None:
+    """Only one member may start a waiting table (``table.can_start``): its
+    creator, and when the creator leaves, the next person at it."""
+    creator = await connect("alice")
+    await creator.send({"type": "create_table", "settings": {"players": 3}})
+    tid = (await creator.recv_type("joined"))["table"]
+    assert (await creator.recv_type("table"))["can_start"] is True
+    bob = await connect("bob")
+    await bob.send({"type": "join", "table": tid})
+    await bob.recv_type("joined")
+    assert (await bob.recv_type("table"))["can_start"] is False
+    watcher = await connect("carol")
+    await watcher.send({"type": "spectate", "table": tid})
+    await watcher.recv_type("joined")
+    assert (await watcher.recv_type("table"))["can_start"] is False
+    await bob.send({"type": "start"})
+    assert (await bob.recv_type("error"))["code"] == "not_creator"
+    await creator.send({"type": "leave"})
+    await creator.recv_type("left")
+    update = await bob.recv_until(lambda m: m["type"] == "table" and m.get("can_start"))
+    assert update["seats"][0]["kind"] == "empty" and update["status"] == "waiting"
+    seen = await watcher.recv_until(lambda m: m["type"] == "table"
+                                    and m["seats"][0]["kind"] == "empty")
+    assert seen["can_start"] is False
+    await bob.send({"type": "start"})  # bob may start it now: bots fill the seats
+    await bob.recv_until(lambda m: m["type"] == "table" and m["seats"][0]["kind"] == "bot")
+    assert tid in server.tables
+
+
+async def test_a_waiting_table_closes_when_the_last_person_leaves(
+        server: Server, connect: Connect) -> None:
+    creator = await connect("alice")
+    await creator.send({"type": "create_table", "settings": {"players": 3}, "seat": False})
+    tid = (await creator.recv_type("joined"))["table"]
+    await creator.send({"type": "leave"})
+    await creator.recv_type("left")
+    assert tid not in server.tables
+    await creator.send({"type": "list_tables"})
+    assert (await creator.recv_type("tables"))["tables"] == []
+
+
+async def test_a_waiting_table_waits_for_a_dropped_creator(
+        server: Server, connect: Connect, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A lone creator whose connection drops may come back (and may still start
+    the table); if nobody comes back within the grace, the table closes."""
+    import server.app as app_module
+
+    monkeypatch.setattr(app_module, "WAITING_GRACE", 0.3)
+    creator = await connect("alice")
+    await creator.send({"type": "create_table", "settings": {"players": 2}})
+    tid = (await creator.recv_type("joined"))["table"]
+    await creator.close()
+    await asyncio.sleep(0.1)
+    assert tid in server.tables
+    again = await connect("alice")
+    await again.send({"type": "join", "table": tid})
+    await again.recv_type("joined")
+    assert (await again.recv_type("table"))["can_start"] is True
+    await again.close()
+    for _ in range(200):
+        if tid not in server.tables:
+            break
+        await asyncio.sleep(0.01)
+    assert tid not in server.tables

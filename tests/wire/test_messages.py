@@ -41,7 +41,8 @@ EXAMPLES: dict[str, dict[str, Any]] = {
     "spectate": {"type": "spectate", "table": "8e30bc72"},
     "joined": {"type": "joined", "table": "8e30bc72", "seat": 0, "settings": SETTINGS,
                "last_seq": 16},
-    "table": {"type": "table", "table": "8e30bc72", "seats": SEATS, "status": "waiting"},
+    "table": {"type": "table", "table": "8e30bc72", "seats": SEATS, "status": "waiting",
+              "can_start": True},
     "start": {"type": "start"},
     "leave": {"type": "leave"},
     "left": {"type": "left", "table": "8e30bc72"},
@@ -258,8 +259,8 @@ def test_error_codes_are_identifiers() -> None:
 
 
 def test_version_constants() -> None:
-    assert PROTOCOL_VERSION == (1, 1)
-    assert VERSION_STRING == "1.1"
+    assert PROTOCOL_VERSION == (1, 2)
+    assert VERSION_STRING == "1.2"
     assert parse_version(VERSION_STRING) == PROTOCOL_VERSION
 
 
