@@ -73,6 +73,8 @@ class Session:
         self.tables_created = 0
         self._allowance = BURST
         self._last_message = 0.0
+        self._last_rx = 0.0
+        self._watchdog: asyncio.TimerHandle | None = None
         peer = writer.get_extra_info("peername")
         self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
         self.address = peer[0] if isinstance(peer, tuple) else str(peer)
@@ -202,53 +204,81 @@ class Session:
     async def _read_loop(self) -> None:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + HANDSHAKE_DEADLINE
-        last_rx = self._last_message = loop.time()
-        while not self.closed:
-            try:
-                # asyncio.timeout, not wait_for: no task is created per read.
-                if self.conn.phase is ConnPhase.HANDSHAKE:
-                    async with asyncio.timeout_at(deadline):
+        self._last_rx = self._last_message = loop.time()
+        try:
+            while not self.closed:
+                try:
+                    if self.conn.phase is ConnPhase.HANDSHAKE:
+                        async with asyncio.timeout_at(deadline):
+                            data = await self.reader.read(READ_CHUNK)
+                    else:
+                        # No timer per read: a watchdog checks for silence now and then.
+                        if self._watchdog is None:
+                            self._watchdog = loop.call_at(self._last_rx + IDLE_PING,
+                                                          self._idle_check)
                         data = await self.reader.read(READ_CHUNK)
-                else:
-                    async with asyncio.timeout(IDLE_PING):
-                        data = await self.reader.read(READ_CHUNK)
-            except TimeoutError:
-                if self.conn.phase is ConnPhase.HANDSHAKE:
+                except TimeoutError:
                     self.error("handshake_timeout", "no hello within the handshake deadline")
                     return
-                if loop.time() - last_rx >= IDLE_TIMEOUT:
-                    self.error("idle_timeout", f"nothing received for {IDLE_TIMEOUT:g} s")
+                except (ConnectionError, OSError):
                     return
-                self.send({"type": "ping", "nonce": int(loop.time())})
-                continue
-            except (ConnectionError, OSError):
-                return
-            if not data:
-                return
-            last_rx = loop.time()
-            try:
-                messages = self.conn.receive_data(data)
-            except RemoteProtocolError as exc:
-                log.info("session %s: protocol error %s: %s", self.id, exc.code, exc)
-                self._send_raw_error(exc.code, str(exc))
-                return
-            if not self._within_rate(len(messages) + len(self.conn.stale), loop.time()):
-                log.warning("session %s (%s): rate limit, disconnecting", self.id, self.name)
-                self.error("rate_limited", f"more than {RATE:g} messages per second")
-                return
-            for msg in messages:
-                self.server.dispatch(self, msg)
-                if self.closed:
+                if not data:
                     return
-            while self.conn.stale:
-                late = self.conn.stale.pop(0)
-                if late["type"] == "action":
-                    self.send({"type": "result", "seq": late["seq"], "ok": False,
-                               "code": "unexpected_message",
-                               "message": "not at a table with a game any more"})
-                else:
-                    self.error("unexpected_message",
-                               f"{late['type']!r} is not allowed now; it was ignored")
+                self._last_rx = loop.time()
+                if not self._received(data, loop):
+                    return
+        finally:
+            if self._watchdog is not None:
+                self._watchdog.cancel()
+                self._watchdog = None
+
+    def _idle_check(self) -> None:
+        """Ping a client that has been silent for IDLE_PING (and again every
+        IDLE_PING); close it after IDLE_TIMEOUT of silence."""
+        self._watchdog = None
+        if self.closed:
+            return
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        quiet = now - self._last_rx
+        if quiet >= IDLE_TIMEOUT:
+            self.error("idle_timeout", f"nothing received for {IDLE_TIMEOUT:g} s")
+            self.close_soon()  # the reader sees the end and the session ends
+            return
+        if quiet >= IDLE_PING - 1e-3:
+            self.send({"type": "ping", "nonce": int(now)})
+            when = now + IDLE_PING
+        else:
+            when = self._last_rx + IDLE_PING
+        self._watchdog = loop.call_at(when, self._idle_check)
+
+    def _received(self, data: bytes, loop: asyncio.AbstractEventLoop) -> bool:
+        """Handle the bytes of one read: decode, check the rate, dispatch. False:
+        the session ends."""
+        try:
+            messages = self.conn.receive_data(data)
+        except RemoteProtocolError as exc:
+            log.info("session %s: protocol error %s: %s", self.id, exc.code, exc)
+            self._send_raw_error(exc.code, str(exc))
+            return False
+        if not self._within_rate(len(messages) + len(self.conn.stale), loop.time()):
+            log.warning("session %s (%s): rate limit, disconnecting", self.id, self.name)
+            self.error("rate_limited", f"more than {RATE:g} messages per second")
+            return False
+        for msg in messages:
+            self.server.dispatch(self, msg)
+            if self.closed:
+                return False
+        while self.conn.stale:
+            late = self.conn.stale.pop(0)
+            if late["type"] == "action":
+                self.send({"type": "result", "seq": late["seq"], "ok": False,
+                           "code": "unexpected_message",
+                           "message": "not at a table with a game any more"})
+            else:
+                self.error("unexpected_message",
+                           f"{late['type']!r} is not allowed now; it was ignored")
+        return True
 
     def _within_rate(self, count: int, now: float) -> bool:
         """Token bucket: RATE messages a second, BURST at once."""
