@@ -139,13 +139,11 @@ def win_probabilities(s: GameState, weights: Sequence[float] = WEIGHTS) -> list[
 
 SETUP_FEATURE_NAMES: tuple[str, ...] = (
     "lumber", "brick", "wool", "grain", "ore", "kinds", "numbers", "road_kit",
-    "city_kit", "harbor_2", "harbor_3", "spots", "spot_pips", "order",
+    "city_kit", "harbor_2", "harbor_3", "spots", "spot_pips", "order", "sqrt_prod",
+    "total", "least", "most",
 )
 
-SETUP_WEIGHTS: tuple[float, ...] = (
-    0.1092, 0.1322, 0.1548, 0.1697, 0.1661, 0.3607, -0.0262, 0.0677, 0.1139, 0.3646,
-    0.5510, 0.2071, 0.0114, -0.0209,
-)
+SETUP_WEIGHTS: tuple[float, ...] = (-0.0529, -0.0268, 0.0044, 0.0324, 0.0304, -0.4748, -0.0298, 0.0849, 0.0876, 0.3024, 0.1475, 0.1641, 0.0332, -0.0001, 0.757, -0.0125, -0.0247, -0.0025)
 """Fitted on the openings of 2500 four-player heuristic self-play games
 (``python -m bots.search_fit --setup --games 2500 --seed 4242``; held-out log-loss
 1.342, uniform 1.386: an opening decides a little of a game, not all of it)."""
@@ -188,6 +186,8 @@ def setup_features(s: GameState, q: int) -> list[float]:
         harbor2, harbor3,
         f[16], f[17],
         float(order),
+        sum(math.sqrt(x) for x in prod),
+        sum(prod), min(prod), max(prod),
     ]
 
 

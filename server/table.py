@@ -511,14 +511,17 @@ class Table:
         shared: dict[tuple[Any, ...], tuple[dict[str, Any], bytes]] = {}
         plain = [e.to_dict() for e in events]
         for sess, seat in self.members():
-            # Recipients that see the same redaction share one encoded frame.
-            seen = tuple(e.for_seat(seat) for e in events)
-            entry = shared.get(seen)
+            # Recipients that see the same redaction share one encoded frame
+            # (keyed by position where an event is not redacted: no hashing).
+            seen = [e.for_seat(seat) for e in events]
+            key = tuple(i if r is e else r
+                        for i, (e, r) in enumerate(zip(events, seen, strict=True)))
+            entry = shared.get(key)
             if entry is None:
                 msg = {"type": "events", "version": self.version,
                        "events": [p if r is e else r.to_dict()
                                   for e, r, p in zip(events, seen, plain, strict=True)]}
-                entry = shared[seen] = (msg, encode_message(msg, SERVER))
+                entry = shared[key] = (msg, encode_message(msg, SERVER))
             sess.send_encoded(*entry)
             legal = (legal_actions(game, seat) if seat is not None and (seat in deciding or over)
                      else None)
