@@ -156,6 +156,8 @@ class Server:
             table = Table(st.id, st.name, st.settings, st.creator, st.turn_timer, st.seed)
             table.status = st.status
             table.game = st.game
+            if table.game is not None and table.game.log:
+                table.game.log.clear()  # replayed from the database, which keeps it
             table.version = st.version
             spawn = []
             for i, (seat, saved) in enumerate(zip(table.seats, st.seats, strict=True)):

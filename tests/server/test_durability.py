@@ -355,3 +355,26 @@ async def test_a_restored_waiting_table_goes_to_the_first_to_come_back(
         await c.close()
     finally:
         await srv.close()
+
+
+async def test_the_database_keeps_the_log_and_memory_does_not(tmp_path: Path) -> None:
+    """A table hands every action to the durable log and keeps none in memory:
+    its size does not grow with the game."""
+    db = tmp_path / "k.db"
+    srv = Server("127.0.0.1", 0, spawn_bots=False, db=db)
+    await srv.start()
+    try:
+        clients = await _clients(srv.port, 3)
+        outcomes = await asyncio.wait_for(asyncio.gather(*(c.play() for c in clients)), 60)
+        assert all(o.finished for o in outcomes)
+        (table,) = srv.tables.values()
+        assert table.game is not None and table.game.log == []
+        assert srv.storage is not None
+        srv.storage.commit()
+        (rows,) = srv.storage.db.execute(
+            "SELECT COUNT(*) FROM actions WHERE table_id = ?", (table.id,)).fetchone()
+        assert rows == table.version > 100
+        stored = _replay_stored(db)
+        assert stored.to_dict(include_log=False) == table.game.to_dict(include_log=False)
+    finally:
+        await srv.close()
