@@ -402,15 +402,16 @@ class Table:
     def _applied(self, seat: int, action: Action, via: str) -> None:
         """Book-keeping after an action was applied: version, durable log, log line.
 
-        The engine's in-memory action log is handed to the durable log and
-        emptied: the database keeps the game's record, and a table's memory
-        (and the garbage collector's work) stays flat however long it runs."""
+        With a durable log (``on_applied``), the engine's in-memory action log
+        is handed to it and emptied: the database keeps the game's record, and
+        a table's memory (and the garbage collector's work) stays flat however
+        long it runs. Without one (no database, a league's private server) the
+        game keeps its log."""
         assert self.game is not None
         self.version += 1
         entries = self.game.log
-        if entries:
-            if self.on_applied is not None:
-                self.on_applied(self, *entries[-1])
+        if entries and self.on_applied is not None:
+            self.on_applied(self, *entries[-1])
             entries.clear()
         if log.isEnabledFor(logging.INFO):
             log.info("table %s v%d: seat %d %s%s", self.id, self.version, seat,
