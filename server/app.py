@@ -64,7 +64,8 @@ class Server:
         self.bot_processes: list[asyncio.subprocess.Process] = []
         self._server: asyncio.base_events.Server | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
-        self.storage = Storage(db, durable) if db is not None else None
+        self.storage = (Storage(db, durable, background_checkpoints=True)
+                        if db is not None else None)
         self.keep_finished = keep_finished
         """Seconds a finished game's log stays in the database (None: for ever)."""
         self._commit_handle: asyncio.Handle | None = None

@@ -378,3 +378,37 @@ async def test_the_database_keeps_the_log_and_memory_does_not(tmp_path: Path) ->
         assert stored.to_dict(include_log=False) == table.game.to_dict(include_log=False)
     finally:
         await srv.close()
+
+
+def test_background_checkpoints_copy_the_wal(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """With background checkpoints a thread copies the WAL into the database
+    (the event loop does not stall on it), and close() stops the thread."""
+    import time
+
+    import server.storage as storage_module
+
+    monkeypatch.setattr(storage_module, "CHECKPOINT_EVERY", 0.02)
+    storage = Storage(tmp_path / "k.db", background_checkpoints=True)
+    try:
+        for v in range(1, 201):
+            storage.append_action("t1", v, 0, {"type": "roll"}, (1, 2))
+            if v % 20 == 0:
+                storage.commit()
+        checkpointer = storage._checkpointer
+        assert checkpointer is not None and checkpointer.is_alive()
+        for _ in range(200):
+            if checkpointer.checkpoints >= 2:
+                break
+            time.sleep(0.01)
+        assert checkpointer.checkpoints >= 2
+        (auto,) = storage.db.execute("PRAGMA wal_autocheckpoint").fetchone()
+        assert auto == storage_module.WAL_SAFETY_PAGES  # the writer's own, a safety net
+    finally:
+        storage.close()
+    assert not checkpointer.is_alive()
+    reopened = Storage(tmp_path / "k.db")
+    try:
+        assert reopened.db.execute("SELECT COUNT(*) FROM actions").fetchone() == (200,)
+    finally:
+        reopened.close()
