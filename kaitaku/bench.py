@@ -7,6 +7,7 @@ import resource
 import subprocess
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from bots import RandomBot, play_game
@@ -179,6 +180,16 @@ async def _bench_server_async(games: int, concurrency: int, players: int,
             for c in clients:
                 c.writer.close()
 
+    seconds = await run_concurrently(games, concurrency, one_game)
+    return throughput_report(games, concurrency, seconds, actions, latencies, errors)
+
+
+async def run_concurrently(games: int, concurrency: int,
+                           one_game: Callable[[int], Awaitable[None]]) -> float:
+    """Play games ``0..games-1`` with ``one_game``, ``concurrency`` at a time;
+    return the seconds it took."""
+    import asyncio
+
     sem = asyncio.Semaphore(concurrency)
 
     async def guarded(g: int) -> None:
@@ -187,10 +198,17 @@ async def _bench_server_async(games: int, concurrency: int, players: int,
 
     t0 = time.perf_counter()
     await asyncio.gather(*(guarded(g) for g in range(games)))
-    seconds = time.perf_counter() - t0
-    latencies.sort()
+    return time.perf_counter() - t0
 
-    def pct(p: float) -> float:
+
+def throughput_report(games: int, concurrency: int, seconds: float, actions: int,
+                      latencies: list[float], errors: int) -> dict[str, Any]:
+    """The server benchmark's figures (latencies in seconds, any order)."""
+    latencies = sorted(latencies)
+
+    def pct(p: float) -> float | None:
+        if not latencies:
+            return None
         return round(latencies[min(len(latencies) - 1, int(p * len(latencies)))] * 1000, 3)
 
     return {
@@ -200,8 +218,8 @@ async def _bench_server_async(games: int, concurrency: int, players: int,
         "games_per_s": round(games / seconds, 2),
         "actions": actions,
         "actions_per_s": round(actions / seconds, 1),
-        "latency_ms_p50": pct(0.50) if latencies else None,
-        "latency_ms_p99": pct(0.99) if latencies else None,
+        "latency_ms_p50": pct(0.50),
+        "latency_ms_p99": pct(0.99),
         "errors": errors,
     }
 

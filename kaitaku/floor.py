@@ -154,24 +154,10 @@ async def _run(games: int, concurrency: int, host: str, port: int) -> dict[str, 
         for b in bots:
             b.transport.close()
 
-    sem = asyncio.Semaphore(concurrency)
+    from .bench import run_concurrently, throughput_report
 
-    async def guarded(g: int) -> None:
-        async with sem:
-            await one(g)
-
-    t0 = time.perf_counter()
-    await asyncio.gather(*(guarded(g) for g in range(games)))
-    seconds = time.perf_counter() - t0
-    latencies.sort()
-
-    def pct(p: float) -> float:
-        return round(latencies[min(len(latencies) - 1, int(p * len(latencies)))] * 1000, 3)
-
-    return {"games": games, "concurrency": concurrency, "seconds": round(seconds, 3),
-            "games_per_s": round(games / seconds, 2), "actions": actions,
-            "actions_per_s": round(actions / seconds, 1), "latency_ms_p50": pct(0.5),
-            "latency_ms_p99": pct(0.99), "errors": 0}
+    seconds = await run_concurrently(games, concurrency, one)
+    return throughput_report(games, concurrency, seconds, actions, latencies, 0)
 
 
 def bench_floor(games: int, concurrency: int) -> dict[str, Any]:
