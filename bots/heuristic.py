@@ -452,6 +452,9 @@ class HeuristicBot(Bot):
 
     name = "heuristic"
     raise_errors = False
+    ask_players_at = 3
+    """Offer a trade to the players before the bank when the bank's rate for
+    it is at least this (the bank's 2:1 and 3:1 harbors come first)."""
     """Tests set this to see internal errors instead of the safe fallback."""
 
     def __init__(self, seed: int | None = None) -> None:
@@ -869,7 +872,7 @@ class HeuristicBot(Bot):
         surplus = [max(0, remaining[r] - protect[r]) for r in range(5)]
         # Maritime plan: can the bank complete the step this turn?
         plan = self._maritime_plan(ctx, remaining, protect, miss)
-        if plan is None or ctx.ratios[plan[0]] >= 3:
+        if plan is None or ctx.ratios[plan[0]] >= self.ask_players_at:
             # Ask the players first when the bank is expensive (or cannot help).
             offer = self._offer(ctx, goal, goals, surplus, miss)
             if offer is not None:
@@ -946,14 +949,10 @@ class HeuristicBot(Bot):
         if not any(ctx.seats[q]["cards"] > 0 and ctx.seats[q]["vp"] < ctx.target - 2
                    for q in opponents):
             return None
-        need = self._need(goals)
-        spare = [max(0, surplus[r] - max(0, need[r] - goal.step[r])) for r in range(5)]
-        if not any(spare):
-            spare = list(surplus)
-        gets = [r for r in range(5) if miss[r]]
-        gives = [r for r in range(5) if spare[r] > 0 and r not in gets]
-        if not gets or not gives:
+        terms = self._offer_terms(goal, goals, surplus, miss)
+        if terms is None:
             return None
+        spare, gets, gives = terms
         # ask for the missing card we produce least; offer the card we have most of
         want = min(gets, key=lambda r: (ctx.my_prod[r], r))
         give_r = max(gives, key=lambda r: (spare[r], -ctx.st.scarcity[r], r))
@@ -974,6 +973,21 @@ class HeuristicBot(Bot):
         self._offered.add(key)
         self._offers += 1
         return OfferTrade(key[0], key[1], None)
+
+    def _offer_terms(self, goal: _Goal, goals: Sequence[_Goal], surplus: Sequence[int],
+                     miss: Sequence[int]) -> tuple[list[int], list[int], list[int]] | None:
+        """What an offer may give and ask for: the spare cards per resource (what
+        the next goals do not need), the missing resources, and the resources
+        we could give; None when there is nothing to ask for or to give."""
+        need = self._need(goals)
+        spare = [max(0, surplus[r] - max(0, need[r] - goal.step[r])) for r in range(5)]
+        if not any(spare):
+            spare = list(surplus)
+        gets = [r for r in range(5) if miss[r]]
+        gives = [r for r in range(5) if spare[r] > 0 and r not in gets]
+        if not gets or not gives:
+            return None
+        return spare, gets, gives
 
     def _hand_value(self, ctx: _Ctx, hand: Sequence[int], goals: Sequence[_Goal]) -> float:
         rates = ctx.rates()

@@ -1,18 +1,21 @@
 """A search bot: the heuristic bot, improved by determinized rollouts where it matters.
 
-:class:`SearchBot` plays :class:`bots.heuristic.HeuristicBot`'s move at once
-wherever there is nothing real to choose (rolling, road-building steps,
-discards, …). At the decisions that shape a game — set-up settlements, what
-to build, buy or trade in the main phase, playing a development card,
-placing the robber, answering a trade offer — it takes the heuristic's move
-and a few alternatives (pruned by the heuristic's own ranking) and compares
+:class:`SearchBot` plays its prior's move at once wherever there is nothing
+real to choose (rolling, road-building steps, discards, …). The prior is
+:class:`bots.search_policy.TraderBot`, the heuristic bot with a more active
+domestic trade; its offers to the other players are made as they are
+(asking costs nothing), never searched. At the decisions that shape a game —
+set-up settlements, what to build, buy or trade in the main phase, playing a
+development card, placing the robber, answering a trade offer — it takes the
+prior's move and a few alternatives (pruned by the heuristic's own ranking) and compares
 them by simulation:
 
 1. **Determinization.** Hidden facts are never read: each simulation starts
    from :func:`protocol.rules.sample_state` of the bot's *view*, other hands,
    development cards and the deck sampled from the public counts.
 2. **Rollouts.** Every candidate is applied to the sample, then all seats play
-   on with heuristic bots for the rest of the turn and one more round, up to
+   on (heuristic bots for the others, the prior's policy for our own seat)
+   for the rest of the turn and one more round, up to
    the start of the turn after the bot's next one. Candidates share the sample
    and the dice sequence (common random numbers), so their differences are
    measured with much less noise than their values.
@@ -20,7 +23,7 @@ them by simulation:
    :func:`bots.search_eval.win_probabilities` (a win model fitted on heuristic
    self-play), or 1/0 if the game ended.
 4. **Choice.** Candidates clearly behind are dropped as the samples come in
-   (successive rejection); the heuristic's move is kept unless another
+   (successive rejection); the prior's move is kept unless another
    candidate beats it by ``margin`` *and* by ``z`` standard errors of the
    paired difference after at least ``min_samples`` samples, so noise rarely
    overrides the prior.
@@ -61,6 +64,7 @@ from protocol.rules import (
     GameState,
     MaritimeTrade,
     MoveRobber,
+    OfferTrade,
     Phase,
     PlayKnight,
     PlayMonopoly,
@@ -79,6 +83,7 @@ from .base import Bot
 from .heuristic import CITY, DEV, SETTLEMENT, HeuristicBot, _Ctx
 from .local import LazyView
 from .search_eval import setup_win_probabilities, win_probabilities
+from .search_policy import TraderBot
 
 SAFETY = 0.8
 """Fraction of the budget the search may use (the rest covers the last rollout's
@@ -124,8 +129,9 @@ class SearchBot(Bot):
         self.min_samples = min_samples
         self.phases = None if phases is None else frozenset(phases)
         self._rng = random.Random(seed)
-        self.prior = HeuristicBot(seed)
+        self.prior: HeuristicBot = TraderBot(seed)
         self._pool: list[HeuristicBot] = []
+        self._own = TraderBot(0)  # plays our seat in rollouts, as the prior would
         self.searched = 0
         self.overridden = 0
         self.samples = 0
@@ -138,7 +144,7 @@ class SearchBot(Bot):
 
     def on_game_over(self, view: Mapping[str, Any]) -> None:
         self.prior.on_game_over(view)
-        for b in self._pool:
+        for b in (*self._pool, self._own):
             b.on_game_over(view)
 
     def act(self, view: Mapping[str, Any], legal: Sequence[Action]) -> Action:
@@ -148,6 +154,8 @@ class SearchBot(Bot):
             return default
         if self.phases is not None and view["phase"] not in self.phases:
             return default
+        if isinstance(default, OfferTrade):
+            return default  # asking costs nothing: the bank stays open if all refuse
         try:
             cands = self._candidates(view, legal, default)
         except Exception:  # a bug in candidate generation must not lose a game
@@ -175,7 +183,7 @@ class SearchBot(Bot):
 
     def _candidates(self, view: Mapping[str, Any], legal: Sequence[Action],
                     default: Action) -> list[Action]:
-        """The heuristic's move first, then the alternatives worth simulating."""
+        """The prior's move first, then the alternatives worth simulating."""
         phase = view["phase"]
         legal_set = set(legal)
         out: list[Action] = [default]
@@ -325,13 +333,16 @@ class SearchBot(Bot):
             return cands[best]
         return cands[0]
 
-    def _rollout_bots(self, n: int, seed: int) -> list[HeuristicBot]:
+    def _rollout_bots(self, n: int, seed: int, me: int) -> list[HeuristicBot]:
+        """Heuristic bots for the other seats, the prior's policy for ours."""
         while len(self._pool) < n:
             self._pool.append(HeuristicBot(len(self._pool)))
-        for q, b in enumerate(self._pool[:n]):
+        bots = self._pool[:n]
+        bots[me] = self._own
+        for q, b in enumerate(bots):
             b._rng.seed(seed + q)
             b._turn = -1
-        return self._pool[:n]
+        return bots
 
     def _simulate(self, base: GameState, first: Action, me: int, turns: int,
                   dice: list[int], seed: int, stop: float, setup: bool = False,
@@ -345,7 +356,7 @@ class SearchBot(Bot):
         except RulesError:
             return -1.0  # never chosen
         n = s.settings.players
-        bots = self._rollout_bots(n, seed)
+        bots = self._rollout_bots(n, seed, me)
         end_turn = s.turn + turns
         in_setup = s.phase in _SETUP
         roll = 0

@@ -15,10 +15,12 @@ import math
 import random
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from protocol.rules import GameState, Phase, Settings
 
+from .base import Bot
 from .search_eval import (
     FEATURE_NAMES,
     SETUP_FEATURE_NAMES,
@@ -29,11 +31,36 @@ from .search_eval import (
 )
 
 
+def _explorer(seed: int, eps: float = 0.5, k: int = 6) -> Bot:
+    """A heuristic bot that, with probability ``eps``, places a set-up settlement
+    on one of its ``k`` best spots (by the heuristic's score) at random."""
+    from protocol.rules import Action, BuildSettlement
+
+    from .heuristic import _OPENING_WEIGHT, HeuristicBot, _Ctx
+
+    class Explorer(HeuristicBot):
+        def __init__(self, seed: int) -> None:
+            super().__init__(seed)
+            self._x = random.Random(seed ^ 0x5EED)
+
+        def act(self, view: Mapping[str, Any], legal: Sequence[Action]) -> Action:
+            if view["phase"] == "setup_settlement" and self._x.random() < eps:
+                ctx = _Ctx(view, self._static_for(view))
+                w = ctx.weights(ctx.me, _OPENING_WEIGHT)
+                spots = sorted((a for a in legal if isinstance(a, BuildSettlement)),
+                               key=lambda a: -ctx.spot_value(a.node, ctx.me, w))
+                return self._x.choice(spots[:k])
+            return super().act(view, legal)
+
+    return Explorer(seed)
+
+
 def collect(games: int, players: int, seed: int, every: int = 2, setup: bool = False,
-            ) -> list[tuple[list[list[float]], int]]:
+            explore: bool = False) -> list[tuple[list[list[float]], int]]:
     """Heuristic self-play positions: (features per seat, winner), sampled at the
     start of every ``every``-th turn (``setup``: set-up features, once per game,
-    when set-up is over)."""
+    when set-up is over; ``explore``: the seats sometimes place set-up
+    settlements off the heuristic's choice, see :func:`_explorer`)."""
     from .heuristic import HeuristicBot
     from .local import play_game
 
@@ -52,7 +79,8 @@ def collect(games: int, players: int, seed: int, every: int = 2, setup: bool = F
                     rows.append([features(st, q) for q in range(players)])
                 last[0] = st.turn
 
-        bots = [HeuristicBot(seed + g * 8 + q) for q in range(players)]
+        bots = [_explorer(seed + g * 8 + q) if explore else HeuristicBot(seed + g * 8 + q)
+                for q in range(players)]
         result = play_game(bots, Settings(players=players, turn_cap=1000), seed + g,
                            on_step=hook, keep_log=False)
         if result.winner is None:
@@ -128,9 +156,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--players", type=int, default=4)
     p.add_argument("--seed", type=int, default=12345)
     p.add_argument("--setup", action="store_true", help="fit SETUP_WEIGHTS instead")
+    p.add_argument("--explore", action="store_true",
+                   help="vary the set-up settlements (random among each seat's six best half "
+                        "of the time)")
     args = p.parse_args(argv)
     t = time.perf_counter()
-    data = collect(args.games, args.players, args.seed, setup=args.setup)
+    data = collect(args.games, args.players, args.seed, setup=args.setup,
+                   explore=args.explore)
     random.Random(0).shuffle(data)
     split = len(data) * 4 // 5
     train, test = data[:split], data[split:]

@@ -11,8 +11,10 @@ import bots.search as search_module
 from bots import BUILTIN_BOTS, HeuristicBot, SearchBot, make_bot, play_game
 from bots.base import Bot
 from bots.client import run_bot
+from bots.search_policy import TraderBot
 from protocol.rules import (
     GameState,
+    OfferTrade,
     Phase,
     Settings,
     apply,
@@ -55,8 +57,9 @@ def _midgame(seed: int) -> tuple[GameState, int]:
         legal = legal_actions(s, seat)
         if s.phase == Phase.MAIN and s.turn > 20:
             view = observe(s, seat)
-            default = HeuristicBot(0).act(view, legal)
-            if len(probe._candidates(view, legal, default)) >= 3:
+            default = TraderBot(0).act(view, legal)  # the search bot's prior
+            if not isinstance(default, OfferTrade) and len(
+                    probe._candidates(view, legal, default)) >= 3:
                 return s, seat
         apply(s, bots[seat].act(observe(s, seat), legal), seat)
     raise AssertionError("no decision with a choice")
@@ -81,13 +84,13 @@ def test_decisions_depend_only_on_the_view() -> None:
 
 
 def test_the_budget_stops_the_search(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A fake clock advancing 2 ms per reading: the search stops in time whatever
+    """A fake clock advancing 1 ms per reading: the search stops in time whatever
     the machine's speed (the real timing is measured by ``kaitaku bench bots``)."""
     s, seat = _midgame(6)
     now = [0.0]
 
     def clock() -> float:
-        now[0] += 0.002
+        now[0] += 0.001
         return now[0]
 
     monkeypatch.setattr(search_module.time, "perf_counter", clock)
@@ -158,3 +161,18 @@ def test_bench_bots_measures_one_pairing(capsys: pytest.CaptureFixture[str]) -> 
     assert pairing["bot"] == "search" and pairing["opponents"] == ["heuristic"] * 3
     assert pairing["games"] == 2 and 0 <= pairing["wins"] <= 2
     assert set(out["decision_ms"]) == {"search", "heuristic"}
+
+
+def test_the_trader_prior_plays_legal_games_and_trades_with_players() -> None:
+    """The search bot's prior asks the other players more than the heuristic
+    does, and every offer it makes is legal (play_game refuses illegal ones)."""
+    offers = {"trader": 0, "heuristic": 0}
+    for seed in range(3):
+        for kind in offers:
+            bots: list[Bot] = [HeuristicBot(seed * 4 + q) for q in range(4)]
+            bots[seed % 4] = TraderBot(seed) if kind == "trader" else HeuristicBot(seed)
+            result = play_game(bots, Settings(turn_cap=1000), seed)
+            assert result.state.log is not None
+            offers[kind] += sum(1 for seat, action, _ in result.state.log
+                                if seat == seed % 4 and isinstance(action, OfferTrade))
+    assert offers["trader"] > offers["heuristic"]
