@@ -106,11 +106,17 @@ async def test_the_sdk_reconnects_after_a_dropped_connection() -> None:
         table = srv.tables[tid]
         while table.version < 30:
             await asyncio.sleep(0.005)
-        # Cut seat 1's connection from the server side, twice.
+        # Cut seat 1's connection from the server side, twice (the second time
+        # once it is back at its seat, however long the reconnect took).
         for _ in range(2):
-            (sess,) = [s for s in srv.sessions if s.name == "b1"]
+            for _ in range(1000):
+                live = [s for s in srv.sessions
+                        if s.name == "b1" and not s.closed and s.seat is not None]
+                if len(live) == 1:
+                    break
+                await asyncio.sleep(0.01)
+            (sess,) = live
             sess.abort()
-            await asyncio.sleep(0.3)
         outcomes = await asyncio.wait_for(asyncio.gather(*tasks), 120)
         assert all(o.finished for o in outcomes)
         assert outcomes[1].reconnects >= 2
