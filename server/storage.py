@@ -243,7 +243,6 @@ class Storage:
 
         In batches, so that a server can prune while it serves: call again
         while it returns ``limit``. Unfinished tables are never touched."""
-        self.commit()
         ids = [tid for (tid,) in self.db.execute(
             "SELECT id FROM tables WHERE status = 'finished' AND created < ? "
             "ORDER BY created LIMIT ?", (before, limit))]
