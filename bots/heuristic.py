@@ -120,6 +120,9 @@ _MAIN_WEIGHT = (1.0, 1.0, 0.9, 1.05, 1.05)
 _DECAY = 0.72  # value kept per road still needed to reach a spot
 _MAX_ROAD_DIST = 6
 _MAX_OFFERS = 2
+MAX_OVERPAY = 1
+"""A trade never makes us give more than this many cards beyond those we get:
+the heuristic's own sweetened offer is two for one, and it accepts no worse."""
 _DEV_VALUE = 0.9
 _KNIGHT_BLOCK = 3.0
 _DUP_K = 0.15
@@ -1017,6 +1020,8 @@ class HeuristicBot(Bot):
                     gets, gives = c[0], c[1]
                 else:
                     gives, gets = t["give"], t["get"]
+                if sum(gives) - sum(gets) > MAX_OVERPAY:
+                    continue  # a counter-offer asking too much
                 after = [ctx.hand[r] - gives[r] + gets[r] for r in range(5)]
                 v = self._hand_value(ctx, after, goals) - 0.001 * ctx.threat(q)
                 if v > best_v:
@@ -1028,6 +1033,8 @@ class HeuristicBot(Bot):
             return RejectTrade()
         offerer = int(t["offerer"])
         if ctx.seats[offerer]["vp"] >= ctx.target - 2:
+            return RejectTrade()
+        if sum(t["get"]) - sum(t["give"]) > MAX_OVERPAY:
             return RejectTrade()
         after = [ctx.hand[r] - t["get"][r] + t["give"][r] for r in range(5)]
         margin = 0.02 + 0.03 * max(0, ctx.seats[offerer]["vp"] - ctx.vp(ctx.me))

@@ -59,6 +59,7 @@ from protocol.rules import (
     BuildCity,
     BuildSettlement,
     BuyDevCard,
+    CounterOffer,
     EndTurn,
     Event,
     GameState,
@@ -154,8 +155,8 @@ class SearchBot(Bot):
             return default
         if self.phases is not None and view["phase"] not in self.phases:
             return default
-        if isinstance(default, OfferTrade):
-            return default  # asking costs nothing: the bank stays open if all refuse
+        if isinstance(default, OfferTrade | CounterOffer):
+            return default  # asking costs nothing: the bank (or a plain answer) stays open
         try:
             cands = self._candidates(view, legal, default)
         except Exception:  # a bug in candidate generation must not lose a game

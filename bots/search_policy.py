@@ -1,32 +1,47 @@
-"""The search bot's own policy: the heuristic bot with a more active domestic trade.
+"""The search bot's own policy: the heuristic bot with a harder-bargaining domestic trade.
 
-:class:`TraderBot` is :class:`bots.heuristic.HeuristicBot` except when it
-trades with other players on its own turn: it asks the players before the bank
-whatever the bank's rate, makes up to :data:`MAX_OFFERS` offers a turn (the
-heuristic: two), and tries the missing cards the others are most likely to
-hold (by the heuristic's own estimate of their hands from public events) with
-each of its spare cards in turn, one for one before two for one. Everything
-else — which builds, the robber, answers to others' offers — is the
+:class:`TraderBot` is :class:`bots.heuristic.HeuristicBot` except in domestic
+trade:
+
+- **Its offers** (on its own turn): it asks the players before the bank
+  whatever the bank's rate and makes up to :data:`MAX_OFFERS` offers a turn
+  (the heuristic: two). It first asks two cards for one of its spare cards
+  (the missing card the others most likely hold, by the heuristic's estimate
+  of their hands from public events, plus a second card it needs), then one
+  for one, then two spare cards for one.
+- **Its answers** (to another player's offer): where the heuristic would
+  accept, or even refuse, it counter-offers the same trade with one more
+  card for itself, a card the offerer most likely holds, when that makes the
+  trade clearly good for it — but never asks a player to give more than one
+  card beyond what they get (:data:`bots.heuristic.MAX_OVERPAY`, the most
+  the heuristic itself ever gives).
+
+Everything else — which builds, the robber, development cards — is the
 heuristic's. :class:`bots.search.SearchBot` uses it as its prior move and for
 its own seat in rollouts.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-from protocol.rules import Action, OfferTrade
+from protocol.rules import AcceptTrade, Action, CounterOffer, OfferTrade
 
-from .heuristic import HeuristicBot, _covers, _Ctx, _Goal, _vec
+from .heuristic import MAX_OVERPAY, HeuristicBot, _covers, _Ctx, _Goal, _vec
 
 MAX_OFFERS = 6
 """Domestic offers per turn."""
 MAX_MISSING = 3
 """Offer only when at most this many cards are missing for the goal."""
+LIKELY = 0.6
+"""Ask a player for a card only if they hold at least this many of it (estimated)."""
+
+_Terms = tuple[list[int], list[int]]
 
 
 class TraderBot(HeuristicBot):
-    """The heuristic bot, trading more with the other players."""
+    """The heuristic bot, bargaining harder with the other players."""
 
     name = "trader"
     ask_players_at = 2  # ask the players first whatever the bank's rate
@@ -50,8 +65,20 @@ class TraderBot(HeuristicBot):
                 held[r] += est[r]
         wants = sorted(gets, key=lambda r: (-held[r], ctx.my_prod[r], r))
         order = sorted(gives, key=lambda r: (-spare[r], -ctx.st.scarcity[r], r))
-        tries: list[tuple[list[int], list[int]]] = []
-        for sweet in (0, 1):
+        need = self._need(goals)
+        tries: list[_Terms] = []
+        for want in wants:  # two for one: the missing card and another we can use
+            second = _second_card(want, wants, miss, need, ctx.hand, gives)
+            if second is None:
+                continue
+            get_v = [0] * 5
+            get_v[want] += 1
+            get_v[second] += 1
+            for g in order:
+                give_v = [0] * 5
+                give_v[g] = 1
+                tries.append((give_v, get_v))
+        for sweet in (0, 1):  # then one for one, then two of ours for one
             for want in wants:
                 for g in order:
                     give_v = [0] * 5
@@ -74,5 +101,58 @@ class TraderBot(HeuristicBot):
             return OfferTrade(key[0], key[1], None)
         return None
 
+    def _trade(self, ctx: _Ctx, legal: Sequence[Action]) -> Action | None:
+        t = ctx.view["trade"]
+        if t is not None and t["offerer"] != ctx.me and AcceptTrade() in legal:
+            counter = self._counter(ctx, t)
+            if counter is not None:
+                return counter
+        return super()._trade(ctx, legal)
 
-__all__ = ["MAX_OFFERS", "TraderBot"]
+    def _counter(self, ctx: _Ctx, t: Mapping[str, Any]) -> Action | None:
+        """The offer with one more card for us, if the offerer may accept it and it
+        is clearly good for us; None to answer as the heuristic does."""
+        offerer = int(t["offerer"])
+        give, get = list(t["give"]), list(t["get"])  # the offerer's side
+        if ctx.seats[offerer]["vp"] >= ctx.target - 2:
+            return None  # the heuristic refuses the leader anyway
+        if sum(give) + 1 - sum(get) > MAX_OVERPAY:
+            return None  # they would refuse it
+        goals = self._goals(ctx)
+        before = self._hand_value(ctx, ctx.hand, goals)
+        margin = 0.02 + 0.03 * max(0, ctx.seats[offerer]["vp"] - ctx.vp(ctx.me))
+        est = self._estimate(ctx, offerer)
+        need = self._need(goals)
+        best: list[int] | None = None
+        best_v = before + margin
+        for r in range(5):
+            if get[r] or est[r] - give[r] < LIKELY:
+                continue
+            ours = give[:]
+            ours[r] += 1
+            after = [ctx.hand[x] - get[x] + ours[x] for x in range(5)]
+            v = self._hand_value(ctx, after, goals) + (0.005 if need[r] > ctx.hand[r] else 0.0)
+            if v > best_v:
+                best, best_v = ours, v
+        if best is None:
+            return None
+        return CounterOffer(_vec(get), _vec(best))
+
+
+def _second_card(want: int, wants: Sequence[int], miss: Sequence[int], need: Sequence[int],
+                 hand: Sequence[int], gives: Sequence[int]) -> int | None:
+    """The second card of a two-for-one ask: another missing card, else one the
+    next goals need, else any card we do not give away."""
+    for r in wants:
+        if miss[r] - (r == want) > 0:
+            return r
+    for r in range(5):
+        if r not in gives and need[r] > hand[r] + (r == want):
+            return r
+    for r in range(5):
+        if r not in gives and r != want:
+            return r
+    return None
+
+
+__all__ = ["LIKELY", "MAX_MISSING", "MAX_OFFERS", "TraderBot"]

@@ -1,0 +1,176 @@
+"""Domestic trade between bots: the heuristic's limit on what it gives away, and
+the search bot's prior (:class:`bots.search_policy.TraderBot`), which bargains
+up to that limit with offers of two for one and counter-offers."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from bots import HeuristicBot, play_game
+from bots.base import Bot
+from bots.heuristic import MAX_OVERPAY
+from bots.search_policy import TraderBot
+from protocol.rules import (
+    AcceptTrade,
+    Action,
+    CancelTrade,
+    Cards,
+    ConfirmTrade,
+    CounterOffer,
+    Event,
+    GameState,
+    OfferTrade,
+    Phase,
+    RejectTrade,
+    RollDice,
+    Settings,
+    apply,
+    legal_actions,
+    new_game,
+    observe,
+    to_act,
+)
+from protocol.rules.board import GRAIN, LUMBER, ORE, WOOL
+from protocol.rules.events import TradeCompleted
+
+
+def _cards(**kw: int) -> Cards:
+    order = {"lumber": LUMBER, "brick": 1, "wool": WOOL, "grain": GRAIN, "ore": ORE}
+    v = [0] * 5
+    for name, k in kw.items():
+        v[order[name]] = k
+    return (v[0], v[1], v[2], v[3], v[4])
+
+
+def _main_phase(seed: int = 3) -> GameState:
+    """A 4-player game just after the first roll that is not a 7, set up by
+    heuristic bots."""
+    s = new_game(Settings(players=4), seed)
+    bot = HeuristicBot(0)
+    while True:
+        seat = to_act(s)[0]
+        if s.phase == Phase.MAIN:
+            return s
+        legal = legal_actions(s, seat)
+        action = bot.act(observe(s, seat), legal)
+        if isinstance(action, RollDice) and s.phase == Phase.PRE_ROLL:
+            apply(s, action, seat, (2, 3))  # no robber in these scenarios
+        else:
+            apply(s, action, seat)
+
+
+def _offer(s: GameState, give: Cards, get: Cards) -> tuple[int, int]:
+    """The current player offers ``give`` for ``get``; returns (offerer, next seat)."""
+    p = s.current
+    apply(s, OfferTrade(give, get, None), p)
+    return p, (p + 1) % 4
+
+
+def _answer(bot: HeuristicBot, s: GameState, seat: int) -> Action:
+    bot.raise_errors = True
+    return bot.act(observe(s, seat), legal_actions(s, seat))
+
+
+# -- the heuristic's limit ----------------------------------------------------------
+
+
+def test_heuristic_accepts_one_for_one_but_not_three_for_one() -> None:
+    """A card that completes its city is worth one spare card, not three: the
+    heuristic never gives more than MAX_OVERPAY cards beyond what it gets."""
+    for asked, expected in ((1, AcceptTrade()), (1 + MAX_OVERPAY + 1, RejectTrade())):
+        s = _main_phase()
+        p, q = s.current, (s.current + 1) % 4
+        s.hands[p] = [2, 2, 0, 2, 2]
+        s.hands[q] = [4, 0, 4, 2, 2]  # one ore short of a city, wool to spare
+        _offer(s, _cards(ore=1), _cards(wool=asked))
+        assert _answer(HeuristicBot(1), s, q) == expected, asked
+
+
+def test_heuristic_offerer_confirms_a_counter_within_the_limit_only() -> None:
+    for asked, take in ((1 + MAX_OVERPAY, True), (2 + MAX_OVERPAY, False)):
+        s = _main_phase()
+        p, q = s.current, (s.current + 1) % 4
+        s.hands[p] = [4, 0, 4, 2, 2]  # one ore short of a city
+        s.hands[q] = [2, 2, 0, 2, 2]
+        _offer(s, _cards(wool=1), _cards(ore=1))
+        # q gives the ore but asks for more wool than was offered
+        apply(s, CounterOffer(_cards(ore=1), _cards(wool=asked)), q)
+        for other in range(4):
+            if other not in (p, q):
+                apply(s, RejectTrade(), other)
+        action = _answer(HeuristicBot(1), s, p)
+        assert action == (ConfirmTrade(q) if take else CancelTrade()), asked
+
+
+# -- the trader ------------------------------------------------------------------------
+
+
+def test_trader_counters_a_one_for_one_offer_with_one_more_card() -> None:
+    s = _main_phase()
+    p, q = s.current, (s.current + 1) % 4
+    s.hands[p] = [3, 3, 0, 3, 3]
+    s.hands[q] = [4, 0, 4, 2, 2]  # the heuristic would accept ore for wool
+    _offer(s, _cards(ore=1), _cards(wool=1))
+    assert _answer(HeuristicBot(1), s, q) == AcceptTrade()
+    action = _answer(TraderBot(1), s, q)
+    assert isinstance(action, CounterOffer)
+    assert action.give == _cards(wool=1)  # what the offerer asked for
+    extra = [action.get[r] - _cards(ore=1)[r] for r in range(5)]
+    assert sorted(extra) == [0, 0, 0, 0, 1] and extra[WOOL] == 0
+    apply(s, action, q)  # a legal counter-offer
+
+
+def test_trader_does_not_counter_an_offer_already_at_the_limit() -> None:
+    s = _main_phase()
+    p, q = s.current, (s.current + 1) % 4
+    s.hands[p] = [3, 3, 0, 3, 3]
+    s.hands[q] = [4, 0, 4, 2, 2]
+    _offer(s, _cards(ore=1, lumber=1), _cards(wool=1))  # two for one already
+    assert _answer(TraderBot(1), s, q) == _answer(HeuristicBot(1), s, q) == AcceptTrade()
+
+
+def test_trader_asks_two_for_one_first() -> None:
+    """Its first offer of a turn asks two cards for one spare card."""
+    firsts: dict[tuple[int, int], OfferTrade] = {}  # (game, turn) -> first offer
+    for seed in range(3):
+        bots: list[Bot] = [HeuristicBot(seed * 4 + q) for q in range(4)]
+        bots[0] = TraderBot(seed)
+
+        def hook(s: GameState, seat: int, action: Action, events: list[Event],
+                 seed: int = seed) -> None:
+            if seat == 0 and isinstance(action, OfferTrade):
+                firsts.setdefault((seed, s.turn), action)
+
+        play_game(bots, Settings(turn_cap=1000), seed, keep_log=False, on_step=hook)
+    assert len(firsts) >= 10
+    assert all(sum(a.give) == 1 and sum(a.get) == 2 for a in firsts.values())
+
+
+def test_trades_in_full_games_respect_the_heuristics_limit() -> None:
+    """One trader and three heuristic bots: the trader counter-offers and its
+    bargains go through, but no heuristic seat ever gives more than
+    MAX_OVERPAY cards beyond what it gets."""
+    counts: Counter[str] = Counter()
+    for seed in range(4):
+        trader = seed % 4
+        bots: list[Bot] = [HeuristicBot(seed * 4 + q) for q in range(4)]
+        bots[trader] = TraderBot(seed)
+
+        def hook(s: GameState, seat: int, action: Action, events: list[Event],
+                 trader: int = trader) -> None:
+            counts[action.name] += seat == trader
+            for e in events:
+                if not isinstance(e, TradeCompleted):
+                    continue
+                counts["completed"] += 1
+                if e.seat != trader:  # a heuristic offerer: gave, got
+                    assert sum(e.gave) - sum(e.got) <= MAX_OVERPAY
+                if e.partner != trader:  # a heuristic partner gives what the offerer got
+                    assert sum(e.got) - sum(e.gave) <= MAX_OVERPAY
+                if trader in (e.seat, e.partner):
+                    counts["trader_completed"] += 1
+
+        play_game(bots, Settings(turn_cap=1000), seed, keep_log=False, on_step=hook)
+    assert counts["counter_offer"] > 0
+    assert counts["trader_completed"] > 0
+    assert counts["completed"] > counts["trader_completed"]  # heuristic bots trade too
