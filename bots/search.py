@@ -1,14 +1,16 @@
-"""A search bot: the heuristic bot, improved by determinized rollouts where it matters.
+"""A search bot: the heuristic bot, bargaining harder, improved by determinized rollouts.
 
 :class:`SearchBot` plays its prior's move at once wherever there is nothing
 real to choose (rolling, road-building steps, discards, …). The prior is
-:class:`bots.search_policy.TraderBot`, the heuristic bot with a more active
-domestic trade; its offers to the other players are made as they are
-(asking costs nothing), never searched. At the decisions that shape a game —
-set-up settlements, what to build, buy or trade in the main phase, playing a
-development card, placing the robber, answering a trade offer — it takes the
-prior's move and a few alternatives (pruned by the heuristic's own ranking) and compares
-them by simulation:
+:class:`bots.search_policy.TraderBot`, the heuristic bot with a harder
+bargaining domestic trade; its offers, counter-offers and answers to the
+other players' offers are played as they are, never searched (asking costs
+nothing, and the trade is where the prior's edge is). At the decisions that
+shape a game — set-up settlements, what to build, buy or trade with the bank
+in the main phase, playing a development card, placing the robber — it takes
+the prior's move and a few alternatives (pruned by the heuristic's own
+ranking) and compares them by simulation. When the prior builds a settlement
+or a city, only other such builds are compared with it.
 
 1. **Determinization.** Hidden facts are never read: each simulation starts
    from :func:`protocol.rules.sample_state` of the bot's *view*, other hands,
@@ -54,7 +56,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from protocol.rules import (
-    AcceptTrade,
     Action,
     BuildCity,
     BuildSettlement,
@@ -71,7 +72,6 @@ from protocol.rules import (
     PlayMonopoly,
     PlayRoadBuilding,
     PlayYearOfPlenty,
-    RejectTrade,
     RollDice,
     RulesError,
     apply,
@@ -206,8 +206,13 @@ class SearchBot(Bot):
                 add(a)
         elif phase == "main":
             hand = list(view["you"]["hand"])
+            # A point now (the prior builds a settlement or city) competes only
+            # with another point: measured, the one-round rollouts sometimes
+            # preferred ending the turn or a card to it.
+            point = isinstance(default, BuildSettlement | BuildCity)
             for a in legal:
-                if isinstance(a, BuildSettlement | BuildCity | BuyDevCard | EndTurn):
+                if isinstance(a, BuildSettlement | BuildCity) or (
+                        not point and isinstance(a, BuyDevCard | EndTurn)):
                     add(a)
             cities = [a for a in out if isinstance(a, BuildCity)]
             if len(cities) > 1:  # one city is enough: the best-producing one
@@ -216,11 +221,11 @@ class SearchBot(Bot):
                 out = [a for a in out if not isinstance(a, BuildCity) or a is keep
                        or a == default]
             for a in legal:
-                if isinstance(a, PlayKnight | PlayRoadBuilding) or (
-                        isinstance(a, MaritimeTrade) and _enables_build(hand, a, view)):
+                if not point and (isinstance(a, PlayKnight | PlayRoadBuilding) or (
+                        isinstance(a, MaritimeTrade) and _enables_build(hand, a, view))):
                     add(a)
             monos = [a for a in legal if isinstance(a, PlayMonopoly)]
-            if monos:
+            if monos and not point:
                 add(max(monos, key=lambda a: _monopoly_guess(view, a.resource)))
         elif phase == "pre_roll":
             for a in legal:
@@ -234,11 +239,6 @@ class SearchBot(Bot):
                            key=lambda a: -scores.get(a.hex, -1e6))
             for a in hexes[: self.top_k]:
                 add(a)
-        elif phase == "trade":
-            t = view["trade"]
-            if t is not None and t["offerer"] != view["seat"]:
-                add(AcceptTrade())
-                add(RejectTrade())
         if len(out) > 1 and phase == "main" and not any(
                 isinstance(a, BuildSettlement | BuildCity | BuyDevCard | MaritimeTrade
                            | PlayKnight | PlayRoadBuilding | PlayMonopoly | PlayYearOfPlenty)

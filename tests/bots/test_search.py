@@ -13,6 +13,8 @@ from bots.base import Bot
 from bots.client import run_bot
 from bots.search_policy import TraderBot
 from protocol.rules import (
+    BuildCity,
+    BuildSettlement,
     GameState,
     OfferTrade,
     Phase,
@@ -176,3 +178,31 @@ def test_the_trader_prior_plays_legal_games_and_trades_with_players() -> None:
             offers[kind] += sum(1 for seat, action, _ in result.state.log
                                 if seat == seed % 4 and isinstance(action, OfferTrade))
     assert offers["trader"] > offers["heuristic"]
+
+
+def test_trade_answers_are_the_priors_and_a_point_competes_only_with_points() -> None:
+    """The search keeps the prior's answer to an offer (its bargaining is the
+    prior's edge), and when the prior builds a settlement or a city it only
+    compares other settlements and cities with it."""
+    probe = _search(0)
+    points = answers = 0
+    for seed in range(2):
+        s = new_game(Settings(players=4), seed)
+        bots = [HeuristicBot(seed * 4 + q) for q in range(4)]
+        prior = TraderBot(seed)
+        while s.phase != Phase.GAME_OVER:
+            seat = to_act(s)[0]
+            legal = legal_actions(s, seat)
+            if seat == 0 and s.phase in (Phase.MAIN, Phase.TRADE) and len(legal) > 1:
+                view = observe(s, seat)
+                default = prior.act(view, legal)
+                cands = probe._candidates(view, legal, default)
+                assert cands[0] == default
+                if s.phase == Phase.TRADE:
+                    assert cands == [default]
+                    answers += 1
+                elif isinstance(default, BuildSettlement | BuildCity):
+                    assert all(isinstance(a, BuildSettlement | BuildCity) for a in cands)
+                    points += 1
+            apply(s, bots[seat].act(observe(s, seat), legal), seat)
+    assert points > 0 and answers > 0
