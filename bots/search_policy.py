@@ -64,7 +64,7 @@ class TraderBot(HeuristicBot):
             for r in range(5):
                 held[r] += est[r]
         wants = sorted(gets, key=lambda r: (-held[r], ctx.my_prod[r], r))
-        order = self._give_order(ctx, spare, gives)
+        order = sorted(gives, key=lambda r: (-spare[r], -ctx.st.scarcity[r], r))
         need = self._need(goals)
         tries: list[_Terms] = []
         for want in wants:  # two for one: the missing card and another we can use
@@ -100,10 +100,6 @@ class TraderBot(HeuristicBot):
             self._offers += 1
             return OfferTrade(key[0], key[1], None)
         return None
-
-    def _give_order(self, ctx: _Ctx, spare: Sequence[int], gives: Sequence[int]) -> list[int]:
-        """The resources to offer, best first: the ones we have most to spare."""
-        return sorted(gives, key=lambda r: (-spare[r], -ctx.st.scarcity[r], r))
 
     def _trade(self, ctx: _Ctx, legal: Sequence[Action]) -> Action | None:
         t = ctx.view["trade"]
