@@ -1037,10 +1037,14 @@ class HeuristicBot(Bot):
         if sum(t["get"]) - sum(t["give"]) > MAX_OVERPAY:
             return RejectTrade()
         after = [ctx.hand[r] - t["get"][r] + t["give"][r] for r in range(5)]
-        margin = 0.02 + 0.03 * max(0, ctx.seats[offerer]["vp"] - ctx.vp(ctx.me))
-        if self._hand_value(ctx, after, goals) > before + margin:
+        if self._hand_value(ctx, after, goals) > before + self._accept_margin(ctx, offerer):
             return accept
         return RejectTrade()
+
+    def _accept_margin(self, ctx: _Ctx, offerer: int) -> float:
+        """How much an offer must raise our hand's value to be accepted: more
+        the further the offerer is ahead of us."""
+        return 0.02 + 0.03 * max(0, int(ctx.seats[offerer]["vp"]) - ctx.vp(ctx.me))
 
     # -- development cards ---------------------------------------------------------------
 

@@ -120,7 +120,7 @@ class TraderBot(HeuristicBot):
             return None  # they would refuse it
         goals = self._goals(ctx)
         before = self._hand_value(ctx, ctx.hand, goals)
-        margin = 0.02 + 0.03 * max(0, ctx.seats[offerer]["vp"] - ctx.vp(ctx.me))
+        margin = self._accept_margin(ctx, offerer)
         est = self._estimate(ctx, offerer)
         need = self._need(goals)
         best: list[int] | None = None
