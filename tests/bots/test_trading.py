@@ -30,21 +30,14 @@ from protocol.rules import (
     observe,
     to_act,
 )
-from protocol.rules.board import GRAIN, LUMBER, ORE, WOOL
+from protocol.rules.board import WOOL
 from protocol.rules.events import TradeCompleted
-
-
-def _cards(**kw: int) -> Cards:
-    order = {"lumber": LUMBER, "brick": 1, "wool": WOOL, "grain": GRAIN, "ore": ORE}
-    v = [0] * 5
-    for name, k in kw.items():
-        v[order[name]] = k
-    return (v[0], v[1], v[2], v[3], v[4])
+from tests.rules.helpers import cards
 
 
 def _main_phase(seed: int = 3) -> GameState:
-    """A 4-player game just after the first roll that is not a 7, set up by
-    heuristic bots."""
+    """A 4-player game set up by heuristic bots, just after its first roll
+    (forced to 5: no robber in these scenarios)."""
     s = new_game(Settings(players=4), seed)
     bot = HeuristicBot(0)
     while True:
@@ -54,16 +47,14 @@ def _main_phase(seed: int = 3) -> GameState:
         legal = legal_actions(s, seat)
         action = bot.act(observe(s, seat), legal)
         if isinstance(action, RollDice) and s.phase == Phase.PRE_ROLL:
-            apply(s, action, seat, (2, 3))  # no robber in these scenarios
+            apply(s, action, seat, (2, 3))
         else:
             apply(s, action, seat)
 
 
-def _offer(s: GameState, give: Cards, get: Cards) -> tuple[int, int]:
-    """The current player offers ``give`` for ``get``; returns (offerer, next seat)."""
-    p = s.current
-    apply(s, OfferTrade(give, get, None), p)
-    return p, (p + 1) % 4
+def _offer(s: GameState, give: Cards, get: Cards) -> None:
+    """The current player offers ``give`` for ``get`` to everyone."""
+    apply(s, OfferTrade(give, get, None), s.current)
 
 
 def _answer(bot: HeuristicBot, s: GameState, seat: int) -> Action:
@@ -82,7 +73,7 @@ def test_heuristic_accepts_one_for_one_but_not_three_for_one() -> None:
         p, q = s.current, (s.current + 1) % 4
         s.hands[p] = [2, 2, 0, 2, 2]
         s.hands[q] = [4, 0, 4, 2, 2]  # one ore short of a city, wool to spare
-        _offer(s, _cards(ore=1), _cards(wool=asked))
+        _offer(s, cards(ore=1), cards(wool=asked))
         assert _answer(HeuristicBot(1), s, q) == expected, asked
 
 
@@ -92,9 +83,9 @@ def test_heuristic_offerer_confirms_a_counter_within_the_limit_only() -> None:
         p, q = s.current, (s.current + 1) % 4
         s.hands[p] = [4, 0, 4, 2, 2]  # one ore short of a city
         s.hands[q] = [2, 2, 0, 2, 2]
-        _offer(s, _cards(wool=1), _cards(ore=1))
+        _offer(s, cards(wool=1), cards(ore=1))
         # q gives the ore but asks for more wool than was offered
-        apply(s, CounterOffer(_cards(ore=1), _cards(wool=asked)), q)
+        apply(s, CounterOffer(cards(ore=1), cards(wool=asked)), q)
         for other in range(4):
             if other not in (p, q):
                 apply(s, RejectTrade(), other)
@@ -110,12 +101,12 @@ def test_trader_counters_a_one_for_one_offer_with_one_more_card() -> None:
     p, q = s.current, (s.current + 1) % 4
     s.hands[p] = [3, 3, 0, 3, 3]
     s.hands[q] = [4, 0, 4, 2, 2]  # the heuristic would accept ore for wool
-    _offer(s, _cards(ore=1), _cards(wool=1))
+    _offer(s, cards(ore=1), cards(wool=1))
     assert _answer(HeuristicBot(1), s, q) == AcceptTrade()
     action = _answer(TraderBot(1), s, q)
     assert isinstance(action, CounterOffer)
-    assert action.give == _cards(wool=1)  # what the offerer asked for
-    extra = [action.get[r] - _cards(ore=1)[r] for r in range(5)]
+    assert action.give == cards(wool=1)  # what the offerer asked for
+    extra = [action.get[r] - cards(ore=1)[r] for r in range(5)]
     assert sorted(extra) == [0, 0, 0, 0, 1] and extra[WOOL] == 0
     apply(s, action, q)  # a legal counter-offer
 
@@ -125,7 +116,7 @@ def test_trader_does_not_counter_an_offer_already_at_the_limit() -> None:
     p, q = s.current, (s.current + 1) % 4
     s.hands[p] = [3, 3, 0, 3, 3]
     s.hands[q] = [4, 0, 4, 2, 2]
-    _offer(s, _cards(ore=1, lumber=1), _cards(wool=1))  # two for one already
+    _offer(s, cards(ore=1, lumber=1), cards(wool=1))  # two for one already
     assert _answer(TraderBot(1), s, q) == _answer(HeuristicBot(1), s, q) == AcceptTrade()
 
 
