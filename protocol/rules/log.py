@@ -18,27 +18,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .actions import action_from_dict
 from .board import Board
 from .engine import apply, new_game
 from .errors import InvalidLog, RulesError
-from .state import GameState, LogEntry, Settings
-
-
-def entry_to_dict(e: LogEntry) -> list[Any]:
-    seat, action, outcome = e
-    return [seat, action.to_dict(), None if outcome is None else list(outcome)]
-
-
-def entry_from_dict(d: Any) -> LogEntry:
-    if not isinstance(d, list | tuple) or len(d) != 3 or type(d[0]) is not int:
-        raise InvalidLog(f"bad log entry {d!r}")
-    outcome = d[2]
-    if outcome is not None and (
-        not isinstance(outcome, list | tuple) or not all(type(x) is int for x in outcome)
-    ):
-        raise InvalidLog(f"bad outcome in log entry {d!r}")
-    return (d[0], action_from_dict(d[1]), None if outcome is None else tuple(outcome))
+from .state import GameState, LogEntry, Settings, entry_from_dict, entry_to_dict
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any
 
+from .actions import action_from_dict
 from .board import (
     HEX_NODES,
     NODE_HEXES,
@@ -20,7 +21,7 @@ from .board import (
     NUM_NODES,
     Board,
 )
-from .errors import RulesError
+from .errors import InvalidLog, RulesError
 from .rng import Rng
 
 KNIGHT, ROAD_BUILDING, YEAR_OF_PLENTY, MONOPOLY, VICTORY_POINT = range(5)
@@ -215,6 +216,22 @@ def apply_harbor(ratios: list[int], kind: int) -> None:
 LogEntry = tuple[int, Any, tuple[int, ...] | None]
 
 
+def entry_to_dict(e: LogEntry) -> list[Any]:
+    seat, action, outcome = e
+    return [seat, action.to_dict(), None if outcome is None else list(outcome)]
+
+
+def entry_from_dict(d: Any) -> LogEntry:
+    if not isinstance(d, list | tuple) or len(d) != 3 or type(d[0]) is not int:
+        raise InvalidLog(f"bad log entry {d!r}")
+    outcome = d[2]
+    if outcome is not None and (
+        not isinstance(outcome, list | tuple) or not all(type(x) is int for x in outcome)
+    ):
+        raise InvalidLog(f"bad outcome in log entry {d!r}")
+    return (d[0], action_from_dict(d[1]), None if outcome is None else tuple(outcome))
+
+
 class GameState:
     """The full state of one game. Mutated only by :func:`protocol.rules.apply`."""
 
@@ -359,7 +376,6 @@ class GameState:
         Derived tables (road lists, reach sets, harbor ratios, VP) are not
         stored: :meth:`from_dict` recomputes them from the board position.
         """
-        from .log import entry_to_dict  # local: log imports this module
 
         d: dict[str, Any] = {
             "settings": self.settings.to_dict(),
@@ -412,8 +428,6 @@ class GameState:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> GameState:
-        from .log import entry_from_dict
-
         s = cls.__new__(cls)
         s.settings = Settings.from_dict(d["settings"])
         s.info = BoardInfo(Board.from_dict(d["board"]), s.settings)
