@@ -17,6 +17,7 @@ import threading
 from typing import Any
 
 from server.app import Server
+from server.session import Session
 from server.table import Table
 
 
@@ -27,7 +28,7 @@ class _SeededServer(Server):
         super().__init__(*args, **kw)
         self.next_seed = seed
 
-    def attach_table(self, table: Table) -> None:
+    def attach_table(self, table: Table[Session]) -> None:
         if self.next_seed is not None:
             table.seed, self.next_seed = self.next_seed, None
         super().attach_table(table)

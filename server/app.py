@@ -58,7 +58,7 @@ class Server:
         self.port = port
         self.name = name
         self.spawn_bots = spawn_bots
-        self.tables: dict[str, Table] = {}
+        self.tables: dict[str, Table[Session]] = {}
         self.sessions: set[Session] = set()
         self.resumable: dict[str, tuple[str, int]] = {}  # token -> (table id, seat)
         self.bot_processes: list[asyncio.subprocess.Process] = []
@@ -102,7 +102,7 @@ class Server:
 
     # -- durability -------------------------------------------------------------------
 
-    def attach_table(self, table: Table) -> None:
+    def attach_table(self, table: Table[Session]) -> None:
         """Register a table and start its task (also for tables made outside the lobby,
         e.g. a league game with a chosen seed)."""
         table.on_bots_needed = self._launch_bots
@@ -113,7 +113,7 @@ class Server:
         self.tables[table.id] = table
         table.task = self._spawn(table.run())
 
-    def _forget_later(self, table: Table) -> None:
+    def _forget_later(self, table: Table[Session]) -> None:
         """A finished table leaves the list after FINISHED_TTL; its task ends."""
 
         def forget() -> None:
@@ -124,7 +124,7 @@ class Server:
 
         asyncio.get_running_loop().call_later(FINISHED_TTL, forget)
 
-    def _persist_action(self, table: Table, seat: int, action: Any,
+    def _persist_action(self, table: Table[Session], seat: int, action: Any,
                         outcome: tuple[int, ...] | None) -> None:
         assert self.storage is not None
         self.storage.append_action(table.id, table.version, seat, action.to_dict(), outcome)
@@ -154,7 +154,8 @@ class Server:
         assert self.storage is not None
         loop = asyncio.get_running_loop()
         for st in self.storage.unfinished():
-            table = Table(st.id, st.name, st.settings, st.creator, st.turn_timer, st.seed)
+            table: Table[Session] = Table(st.id, st.name, st.settings, st.creator,
+                                          st.turn_timer, st.seed)
             table.status = st.status
             table.game = st.game
             if table.game is not None and table.game.log:
@@ -264,7 +265,7 @@ class Server:
             if not self._left_waiting(table, sess, dropped=True):
                 table.broadcast_table()
 
-    def _left_waiting(self, table: Table, leaver: Session, dropped: bool) -> bool:
+    def _left_waiting(self, table: Table[Session], leaver: Session, dropped: bool) -> bool:
         """Someone left a table before its game: if they created it, the right to
         start it passes to the next person at it; a table no person is at any
         more closes (at once after a ``leave``; after WAITING_GRACE when the
@@ -286,16 +287,16 @@ class Server:
         return True
 
     @staticmethod
-    def _people(table: Table) -> list[Session]:
+    def _people(table: Table[Session]) -> list[Session]:
         """The people (not bots) at a table: seated first, then spectators."""
         return [m for m, _ in table.members() if m.role != "bot"]
 
-    def _close_if_deserted(self, table: Table) -> None:
+    def _close_if_deserted(self, table: Table[Session]) -> None:
         if (table.status == "waiting" and self.tables.get(table.id) is table
                 and not self._people(table)):
             self._close_waiting(table, "nobody came back to it")
 
-    def _close_waiting(self, table: Table, why: str) -> None:
+    def _close_waiting(self, table: Table[Session], why: str) -> None:
         """Close a table before its game: its members (bots by now) get
         ``table_closed`` and ``left``; it leaves the list and the database."""
         for member, _ in table.members():
@@ -345,7 +346,7 @@ class Server:
             old.close_soon()
         self._seat(sess, table, seat_no, msg.get("seen"))
 
-    def _drop_token(self, sess: Session, table: Table) -> None:
+    def _drop_token(self, sess: Session, table: Table[Session]) -> None:
         """A seat given up before the game starts cannot be reclaimed."""
         if table.status == "waiting":
             self.resumable.pop(sess.resume_token, None)
@@ -386,7 +387,7 @@ class Server:
             return
         sess.tables_created += 1
         table_id = secrets.token_hex(4)
-        table = Table(table_id, msg.get("name") or f"table {len(self.tables) + 1}",
+        table: Table[Session] = Table(table_id, msg.get("name") or f"table {len(self.tables) + 1}",
                       settings, sess.id, timer)
         self.attach_table(table)
         log.info("table %s created by %s: %s, bots %s", table_id, sess.name,
@@ -419,14 +420,14 @@ class Server:
             return
         self._spectate(sess, table)
 
-    def _claim_start(self, sess: Session, table: Table) -> None:
+    def _claim_start(self, sess: Session, table: Table[Session]) -> None:
         """At a waiting table nobody may start (its creator left or the server
         restarted), the first person to arrive may."""
         if table.status == "waiting" and table.creator is None and sess.role != "bot":
             table.creator = sess.id
             log.info("table %s: %s may start it", table.id, sess.name)
 
-    def _seat(self, sess: Session, table: Table, i: int, since: int | None = None) -> None:
+    def _seat(self, sess: Session, table: Table[Session], i: int, since: int | None = None) -> None:
         table.take_seat(i, sess)
         self._claim_start(sess, table)
         sess.table = table
@@ -449,7 +450,7 @@ class Server:
         else:
             table.submit("seated", None)
 
-    def _spectate(self, sess: Session, table: Table) -> None:
+    def _spectate(self, sess: Session, table: Table[Session]) -> None:
         table.spectators.add(sess)
         self._claim_start(sess, table)
         sess.table = table
@@ -505,7 +506,7 @@ class Server:
 
     # -- bots -------------------------------------------------------------------------
 
-    def _launch_bots(self, table: Table, spawn: list[tuple[int, str, str]]) -> None:
+    def _launch_bots(self, table: Table[Session], spawn: list[tuple[int, str, str]]) -> None:
         """Start a ``kaitaku bot`` process for each reserved bot seat."""
         if not self.spawn_bots:
             return

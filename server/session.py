@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from protocol.wire import (
     SERVER,
@@ -25,7 +25,6 @@ from protocol.wire import (
 )
 
 if TYPE_CHECKING:
-    from .app import Server
     from .table import Table
 
 log = logging.getLogger("kaitaku.session")
@@ -47,8 +46,23 @@ BURST = 2000.0
 READ_CHUNK = 65536
 
 
+class Host(Protocol):
+    """What a session needs from the server that accepted it."""
+
+    name: str
+
+    def dispatch(self, sess: Session, msg: dict[str, Any]) -> None:
+        """Handle one validated message from ``sess``."""
+
+    def before_write(self) -> None:
+        """Called before any bytes go to a client (the durable log commits here)."""
+
+    def forget(self, sess: Session) -> None:
+        """``sess`` has ended."""
+
+
 class Session:
-    def __init__(self, server: Server, reader: asyncio.StreamReader,
+    def __init__(self, server: Host, reader: asyncio.StreamReader,
                  writer: asyncio.StreamWriter) -> None:
         self.server = server
         self.reader = reader
@@ -58,7 +72,7 @@ class Session:
         self.resume_token = secrets.token_urlsafe(24)
         self.name = "?"
         self.role = "player"
-        self.table: Table | None = None
+        self.table: Table[Session] | None = None
         self.seat: int | None = None
         # Outbound frames: collected during one turn of the event loop and
         # written with one transport.write at its end; while the transport

@@ -25,7 +25,7 @@ import random
 import secrets
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from protocol.rules import (
     Action,
@@ -44,10 +44,24 @@ from protocol.rules import (
 )
 from protocol.wire import SERVER, encode_message
 
-if TYPE_CHECKING:
-    from .session import Session
-
 log = logging.getLogger("kaitaku.table")
+
+
+class Member(Protocol):
+    """What a table needs from a member's connection (``server.session.Session`` is one)."""
+
+    id: str
+    name: str
+    role: str
+
+    def send(self, msg: dict[str, Any]) -> None:
+        """Queue ``msg`` for the member."""
+
+    def send_encoded(self, msg: dict[str, Any], data: bytes) -> None:
+        """Queue ``msg``, already validated and encoded as ``data``."""
+
+
+M = TypeVar("M", bound=Member)
 
 MAX_TIMEOUTS = 3
 """Timeouts in a row after which a bot stands in for the seat."""
@@ -86,10 +100,10 @@ def legal_message(game: GameState, seat: int, version: int, timer_ms: int | None
 
 
 @dataclass
-class Seat:
+class Seat(Generic[M]):
     kind: str = "empty"  # empty, human, bot
     name: str = ""
-    session: Session | None = None
+    session: M | None = None
     bot_kind: str | None = None
     bot_key: str | None = None  # a bot seat is joined with this key only
     last_seq: int = -1
@@ -126,7 +140,7 @@ def deciding_seats(game: GameState) -> set[int]:
     return set(to_act(game))
 
 
-class Table:
+class Table(Generic[M]):
     """One game table. Create with :meth:`Server.create_table`."""
 
     def __init__(self, table_id: str, name: str, settings: Settings, creator: str | None,
@@ -139,8 +153,8 @@ class Table:
         person to join may)."""
         self.turn_timer = turn_timer
         self.seed = seed if seed is not None else secrets.randbits(63)
-        self.seats = [Seat() for _ in range(settings.players)]
-        self.spectators: set[Session] = set()
+        self.seats: list[Seat[M]] = [Seat() for _ in range(settings.players)]
+        self.spectators: set[M] = set()
         self.game: GameState | None = None
         self.version = 0
         self.status = "waiting"
@@ -166,8 +180,8 @@ class Table:
             "spectators": len(self.spectators),
         }
 
-    def members(self) -> list[tuple[Session, int | None]]:
-        out: list[tuple[Session, int | None]] = [
+    def members(self) -> list[tuple[M, int | None]]:
+        out: list[tuple[M, int | None]] = [
             (s.session, i) for i, s in enumerate(self.seats) if s.session is not None
         ]
         out.extend((sp, None) for sp in self.spectators)
@@ -246,7 +260,7 @@ class Table:
 
     # -- seats ----------------------------------------------------------------------
 
-    def free_seat(self, wanted: int | None, session: Session, key: str | None) -> int | None:
+    def free_seat(self, wanted: int | None, session: M, key: str | None) -> int | None:
         """Seat ``session`` (at ``wanted`` or the first free human seat)."""
         if wanted is not None:
             if not 0 <= wanted < len(self.seats):
@@ -269,7 +283,7 @@ class Table:
             return i
         return None
 
-    def take_seat(self, i: int, session: Session) -> None:
+    def take_seat(self, i: int, session: M) -> None:
         seat = self.seats[i]
         seat.session = session
         seat.name = session.name
@@ -294,7 +308,7 @@ class Table:
             out.append((i, kind, seat.bot_key))
         return out
 
-    def vacate(self, session: Session) -> int | None:
+    def vacate(self, session: M) -> int | None:
         """``session`` left or dropped; return its seat (kept for a resume)."""
         self.spectators.discard(session)
         for i, seat in enumerate(self.seats):
@@ -336,7 +350,7 @@ class Table:
             sess.send({"type": "game_started", "table": self.id})
             self._send_state(sess, seat)
 
-    def _catch_up(self, sess: Session, seat: int | None, since: int) -> None:
+    def _catch_up(self, sess: M, seat: int | None, since: int) -> None:
         """Send the event batches after version ``since`` (redacted for ``seat``),
         then the view and legal actions; a full view alone if too many were missed."""
         first = self.history[0][0] if self.history else self.version + 1
@@ -347,7 +361,7 @@ class Table:
                                "events": [e.for_seat(seat).to_dict() for e in events]})
         self._send_state(sess, seat)
 
-    def _send_state(self, sess: Session, seat: int | None) -> None:
+    def _send_state(self, sess: M, seat: int | None) -> None:
         """Full view, then the legal actions if this seat owes a decision."""
         if self.game is None:
             return
@@ -357,7 +371,7 @@ class Table:
         if seat is not None:
             sess.send(legal_message(self.game, seat, self.version, self._timer_ms(seat), legal))
 
-    def _reply(self, seat: int, sess: Session | None, result: dict[str, Any]) -> None:
+    def _reply(self, seat: int, sess: M | None, result: dict[str, Any]) -> None:
         s = self.seats[seat]
         s.results[result["seq"]] = result
         while len(s.results) > SEQ_MEMORY:
