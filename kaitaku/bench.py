@@ -7,15 +7,17 @@ import resource
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 from bots import RandomBot, play_game
+from league.games import ENGINE_TURN_CAP, timed
+from league.stats import percentile, wilson_interval
 from protocol.rules import Settings, legal_actions, observe, to_act
 from protocol.rules import apply as apply_action
 from protocol.rules import new_game as make_game
 
-ENGINE_TURN_CAP = 1000
+from .measure import cpu_seconds, run_concurrently, throughput_report
+
 """Turn cap for benchmark games, as catanatron's (games past it end unfinished)."""
 
 _CATANATRON_SCRIPT = r"""
@@ -184,46 +186,6 @@ async def _bench_server_async(games: int, concurrency: int, players: int,
     return throughput_report(games, concurrency, seconds, actions, latencies, errors)
 
 
-async def run_concurrently(games: int, concurrency: int,
-                           one_game: Callable[[int], Awaitable[None]]) -> float:
-    """Play games ``0..games-1`` with ``one_game``, ``concurrency`` at a time;
-    return the seconds it took."""
-    import asyncio
-
-    sem = asyncio.Semaphore(concurrency)
-
-    async def guarded(g: int) -> None:
-        async with sem:
-            await one_game(g)
-
-    t0 = time.perf_counter()
-    await asyncio.gather(*(guarded(g) for g in range(games)))
-    return time.perf_counter() - t0
-
-
-def throughput_report(games: int, concurrency: int, seconds: float, actions: int,
-                      latencies: list[float], errors: int) -> dict[str, Any]:
-    """The server benchmark's figures (latencies in seconds, any order)."""
-    latencies = sorted(latencies)
-
-    def pct(p: float) -> float | None:
-        if not latencies:
-            return None
-        return round(latencies[min(len(latencies) - 1, int(p * len(latencies)))] * 1000, 3)
-
-    return {
-        "games": games,
-        "concurrency": concurrency,
-        "seconds": round(seconds, 3),
-        "games_per_s": round(games / seconds, 2),
-        "actions": actions,
-        "actions_per_s": round(actions / seconds, 1),
-        "latency_ms_p50": pct(0.50),
-        "latency_ms_p99": pct(0.99),
-        "errors": errors,
-    }
-
-
 def bench_server(games: int, concurrency: int, players: int = 4) -> dict[str, Any]:
     """Start ``kaitaku server`` in its own process, play ``games`` random-bot games
     over loopback TCP, ``concurrency`` at a time; report throughput and latency."""
@@ -244,10 +206,10 @@ def bench_server(games: int, concurrency: int, players: int = 4) -> dict[str, An
         m = re.search(r"listening on (\S+):(\d+)", line)
         if m is None:
             raise RuntimeError(f"the server did not start: {line!r}")
-        cpu0 = _cpu_seconds(proc.pid)
+        cpu0 = cpu_seconds(proc.pid)
         result = asyncio.run(_bench_server_async(games, concurrency, players, m.group(1),
                                                  int(m.group(2))))
-        cpu = _cpu_seconds(proc.pid) - cpu0
+        cpu = cpu_seconds(proc.pid) - cpu0
         # The server's own CPU time per action: what a game costs the server,
         # independent of what else the machine (and the bot clients) does.
         result["server_cpu_s"] = round(cpu, 2)
@@ -270,23 +232,11 @@ def bench_server(games: int, concurrency: int, players: int = 4) -> dict[str, An
         tmp.cleanup()
 
 
-def _cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds used so far by process ``pid`` (0 where /proc is missing)."""
-    import os
-
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def main_server(games: int, concurrency: int, players: int, as_json: bool,
                 floor: bool = False) -> int:
     result = bench_server(games, concurrency, players)
-    # The issue's yardstick, measured in the same run: the in-process engine
-    # playing the same random-bot games.
+    # The in-process engine playing the same random-bot games, in the same run:
+    # ratio_vs_engine is what the network and the server cost.
     engine = bench_engine(min(games, 100), players, seed=1)
     result["engine_games_per_s"] = engine["games_per_s"]
     result["ratio_vs_engine"] = round(result["games_per_s"] / engine["games_per_s"], 4)
@@ -307,17 +257,6 @@ def main_server(games: int, concurrency: int, players: int, as_json: bool,
 # --- bot strength benchmark -----------------------------------------------------------
 
 
-def wilson_interval(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """95% Wilson score interval of a win rate."""
-    if n == 0:
-        return (0.0, 1.0)
-    p = wins / n
-    d = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / d
-    half = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / d
-    return (round(max(0.0, centre - half), 4), round(min(1.0, centre + half), 4))
-
-
 def bench_bots(games: int, bots: list[str], seed: int, players: int = 4,
                opponents: list[str] | None = None,
                budget: float | None = None) -> dict[str, Any]:
@@ -327,8 +266,6 @@ def bench_bots(games: int, bots: list[str], seed: int, players: int = 4,
     other ``bots``). ``budget``: seconds per decision for the bots that
     search (those with a ``budget`` attribute, e.g. ``search``)."""
     from bots import make_bot
-
-    from .league import timed
 
     villains = bots if opponents is None else opponents
     times: dict[str, list[float]] = {b: [] for b in [*bots, *villains]}  # microseconds
@@ -364,7 +301,7 @@ def bench_bots(games: int, bots: list[str], seed: int, players: int = 4,
         if ts:
             decision_ms[b] = {
                 "mean": round(sum(ts) / len(ts) / 1000, 4),
-                "p99": round(ts[min(len(ts) - 1, int(0.99 * len(ts)))] / 1000, 4),
+                "p99": round(percentile(ts, 0.99) / 1000, 4),
             }
     return {"players": players, "pairings": pairings, "decision_ms": decision_ms}
 

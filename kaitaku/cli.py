@@ -33,13 +33,13 @@ def _bench_bots(args: argparse.Namespace) -> int:
 
 
 def _league(args: argparse.Namespace) -> int:
-    from .league import main as league_main
+    from league.run import main as league_main
 
     return league_main(args)
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from .report import main_replay
+    from .replay import main_replay
 
     return main_replay(args.game_id, args.db, args.step)
 

@@ -154,7 +154,7 @@ async def _run(games: int, concurrency: int, host: str, port: int) -> dict[str, 
         for b in bots:
             b.transport.close()
 
-    from .bench import run_concurrently, throughput_report
+    from .measure import run_concurrently, throughput_report
 
     seconds = await run_concurrently(games, concurrency, one)
     return throughput_report(games, concurrency, seconds, actions, latencies, 0)
@@ -165,7 +165,7 @@ def bench_floor(games: int, concurrency: int) -> dict[str, Any]:
     import re
     import subprocess
 
-    from .bench import _cpu_seconds
+    from .measure import cpu_seconds
 
     proc = subprocess.Popen([sys.executable, "-m", "kaitaku.floor"], stdout=subprocess.PIPE,
                             text=True)
@@ -174,11 +174,11 @@ def bench_floor(games: int, concurrency: int) -> dict[str, Any]:
         m = re.search(r"listening on (\S+):(\d+)", proc.stdout.readline())
         if m is None:
             raise RuntimeError("the floor server did not start")
-        cpu0 = _cpu_seconds(proc.pid)
+        cpu0 = cpu_seconds(proc.pid)
         client0 = time.process_time()
         result = asyncio.run(_run(games, concurrency, m.group(1), int(m.group(2))))
         result["client_cpu_s"] = round(time.process_time() - client0, 2)
-        cpu = _cpu_seconds(proc.pid) - cpu0
+        cpu = cpu_seconds(proc.pid) - cpu0
         result["server_cpu_s"] = round(cpu, 2)
         result["server_us_per_action"] = round(cpu / max(1, result["actions"]) * 1e6, 1)
         result["client_us_per_action"] = round(

@@ -1,4 +1,4 @@
-"""League reports (``kaitaku league --report DIR``) and ``kaitaku replay``.
+"""League reports (``kaitaku league --report DIR``).
 
 The HTML report is one self-contained file: inline CSS, an inline SVG chart of
 each entry's rating (openskill ordinal) over the games, the standings, a
@@ -8,25 +8,12 @@ head-to-head matrix and one row per game with the command that replays it.
 from __future__ import annotations
 
 import html
-import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-from protocol.rules import GameLog, apply, new_game
-
-from .bench import wilson_interval
-from .league import (
-    Standings,
-    StoredGame,
-    connect,
-    head_to_head,
-    league_info,
-    load_games,
-    load_log,
-    rate,
-)
-from .terminal import _seat_name, describe
+from .ratings import Standings, head_to_head, rate
+from .stats import wilson_interval
+from .store import StoredGame, connect, league_info, load_games
 
 _COLOURS = ("#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
             "#7f7f7f", "#bcbd22", "#17becf")
@@ -184,58 +171,3 @@ def write_report(db: str | Path, league: int, out_dir: str | Path) -> tuple[Path
     (out / "index.html").write_text(page, encoding="utf-8")
     (out / "report.md").write_text(md, encoding="utf-8")
     return out / "index.html", out / "report.md"
-
-
-# --- replay ---------------------------------------------------------------------------------
-
-
-def replay_lines(log: GameLog, seats: Sequence[str]) -> list[list[str]]:
-    """The game's text, one list of lines per turn (the set-up is the first)."""
-    s = new_game(log.settings, log.seed, board=log.board, first_seat=log.first_seat)
-    players = log.settings.players
-    turns: list[list[str]] = [[]]
-    for seat, action, outcome in log.steps:
-        turn_before = s.turn
-        events = apply(s, action, seat, outcome)
-        if s.turn != turn_before and turns[-1]:
-            turns.append([])
-        for e in events:
-            line = describe(e, players)
-            if line:
-                turns[-1].extend(line.split("\n"))
-    return turns
-
-
-def main_replay(game_id: int, db: str, step: bool = False,
-                out: Callable[[str], None] = print,
-                wait: Callable[[], Any] | None = None) -> int:
-    """``kaitaku replay GAME_ID``: print a stored game turn by turn."""
-    if not Path(db).exists():
-        print(f"kaitaku replay: no database {db}", file=sys.stderr)
-        return 2
-    conn = connect(db)
-    try:
-        game, log = load_log(conn, game_id)
-    except KeyError:
-        print(f"kaitaku replay: no game {game_id} in {db}", file=sys.stderr)
-        return 2
-    finally:
-        conn.close()
-    players = len(game.seats)
-    out(f"game {game.id} (league game {game.index}, seed {game.seed}): "
-        + ", ".join(f"{_seat_name(q, players)} {n}" for q, n in enumerate(game.seats)))
-    if log is None:
-        out(f"no actions recorded ({game.status}: {game.error})")
-        return 1
-    wait = wait or (lambda: input())
-    for lines in replay_lines(log, game.seats):
-        for line in lines:
-            out(line)
-        if step:
-            try:
-                wait()
-            except EOFError:
-                step = False
-    if game.status != "ok":
-        out(f"\n=== the game failed: {game.error} ===")
-    return 0

@@ -14,7 +14,8 @@ import pytest
 
 from bots import Bot, RandomBot
 from kaitaku.cli import main
-from kaitaku.league import (
+from kaitaku.replay import main_replay
+from league import (
     Entry,
     block_size,
     game_seed,
@@ -22,13 +23,12 @@ from kaitaku.league import (
     run_league,
     schedule,
 )
-from kaitaku.report import main_replay
 from protocol.rules import Action, EndTurn
 
 RANDOM3 = [Entry("r1", "random"), Entry("r2", "random"), Entry("r3", "random")]
 
 
-# --- bots that misbehave (importable as tests.test_league:Class) ------------------------------
+# --- bots that misbehave (importable as tests.league.test_league:Class) ----------------------
 
 
 class CrashBot(Bot):
@@ -151,8 +151,8 @@ def test_resume_after_interruption(tmp_path: Path) -> None:
 
 
 def test_failing_bots_are_recorded(tmp_path: Path) -> None:
-    entries = [Entry("ok", "random"), Entry("crash", "tests.test_league:CrashBot"),
-               Entry("illegal", "tests.test_league:IllegalBot")]
+    entries = [Entry("ok", "random"), Entry("crash", "tests.league.test_league:CrashBot"),
+               Entry("illegal", "tests.league.test_league:IllegalBot")]
     result = run_league(entries, 6, players=3, seed=1, db=tmp_path / "f.db")
     rows = _games(tmp_path / "f.db")
     assert len(rows) == 6 and all(r[2] == "failed" for r in rows)
@@ -162,7 +162,7 @@ def test_failing_bots_are_recorded(tmp_path: Path) -> None:
     assert all(e["failed_games"] == 6 for e in result.to_dict()["entries"])
     assert any(r[6] is not None for r in rows)  # the partial log is kept
 
-    slow = [Entry("slow", "tests.test_league:SlowBot"), Entry("r", "random")]
+    slow = [Entry("slow", "tests.league.test_league:SlowBot"), Entry("r", "random")]
     res = run_league(slow, 2, players=2, seed=1, db=tmp_path / "t.db", timeout=0.2)
     rows = _games(tmp_path / "t.db")
     assert res.standings.failed == 2 and all("GameTimeout" in r[3] for r in rows)
@@ -188,7 +188,7 @@ def test_heuristic_rates_above_random(tmp_path: Path) -> None:
 def test_progress_line_without_a_tty() -> None:
     import io
 
-    from kaitaku.league import ProgressLine
+    from league import ProgressLine
 
     out = io.StringIO()
     line = ProgressLine(out, every=3600)
@@ -217,7 +217,7 @@ def test_report_and_replay(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     db = str(tmp_path / "l.db")
     report = tmp_path / "report"
     rc = main(["league", "--entry", "a=random", "--entry", "g=greedy", "--entry",
-               "x=tests.test_league:IllegalBot", "--entry", "r=random", "--games", "12",
+               "x=tests.league.test_league:IllegalBot", "--entry", "r=random", "--games", "12",
                "--players", "3",
                "--workers", "1", "--db", db, "--report", str(report), "--quiet"])
     assert rc == 0

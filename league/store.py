@@ -1,0 +1,153 @@
+"""The league database (SQLite): leagues, their games with action logs, decision times.
+
+Every finished game (played to the end, or failed with its error) is stored
+with its seats, result and the full action log, so any game can be replayed
+(``kaitaku replay``) and a league resumed where it stopped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from protocol.rules import GameLog, Settings
+
+from .games import GameOutcome
+from .schedule import Entry
+
+DEFAULT_DB = "league.db"
+"""The default database: ``league.db`` in the current directory."""
+
+COMMIT_EVERY = 0.5
+"""Seconds between commits while games arrive (a crash loses at most this much)."""
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS leagues (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    key TEXT NOT NULL UNIQUE,
+    seed INTEGER NOT NULL,
+    settings TEXT NOT NULL,
+    entries TEXT NOT NULL,
+    games INTEGER NOT NULL,
+    created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    league INTEGER NOT NULL REFERENCES leagues(id),
+    idx INTEGER NOT NULL,
+    seed INTEGER NOT NULL,
+    seats TEXT NOT NULL,
+    status TEXT NOT NULL,
+    error TEXT,
+    winner INTEGER,
+    ranks TEXT,
+    vp TEXT,
+    turns INTEGER,
+    decisions INTEGER,
+    duration REAL NOT NULL,
+    times TEXT,
+    log TEXT,
+    UNIQUE (league, idx)
+);
+CREATE TABLE IF NOT EXISTS decision_times (
+    league INTEGER NOT NULL REFERENCES leagues(id),
+    entry TEXT NOT NULL,
+    count INTEGER NOT NULL,
+    mean_ms REAL NOT NULL,
+    p99_ms REAL NOT NULL,
+    PRIMARY KEY (league, entry)
+);
+"""
+
+
+def connect(db: str | Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(str(db))
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.executescript(_SCHEMA)
+    return conn
+
+
+def league_key(seed: int, settings: Settings, entries: Sequence[Entry], games: int) -> str:
+    text = json.dumps({"seed": seed, "settings": settings.to_dict(), "games": games,
+                       "entries": [[e.name, e.spec] for e in entries]}, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def open_league(conn: sqlite3.Connection, seed: int, settings: Settings,
+                entries: Sequence[Entry], games: int) -> int:
+    """The league's id, creating its row the first time."""
+    key = league_key(seed, settings, entries, games)
+    row = conn.execute("SELECT id FROM leagues WHERE key = ?", (key,)).fetchone()
+    if row:
+        return int(row[0])
+    cur = conn.execute(
+        "INSERT INTO leagues (key, seed, settings, entries, games, created) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        (key, seed, json.dumps(settings.to_dict()),
+         json.dumps([{"name": e.name, "spec": e.spec} for e in entries]), games, time.time()))
+    conn.commit()
+    assert cur.lastrowid is not None
+    return cur.lastrowid
+
+
+def store_outcome(conn: sqlite3.Connection, league: int, names: Sequence[str],
+                  o: GameOutcome, commit: bool = True) -> None:
+    conn.execute(
+        "INSERT OR REPLACE INTO games (league, idx, seed, seats, status, error, winner, ranks, "
+        "vp, turns, decisions, duration, times, log) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        (league, o.index, o.seed, json.dumps(list(names)), o.status, o.error, o.winner,
+         json.dumps(o.ranks), json.dumps(o.vp), o.turns, o.decisions, o.duration,
+         json.dumps(o.times), o.log))
+    if commit:
+        conn.commit()
+
+
+@dataclass(slots=True)
+class StoredGame:
+    id: int
+    index: int
+    seed: int
+    seats: list[str]
+    status: str
+    error: str | None
+    winner: int | None
+    ranks: list[int]
+    vp: list[int]
+    turns: int
+    decisions: int
+    duration: float
+    times: list[list[float]] = field(default_factory=list)
+
+
+def load_games(conn: sqlite3.Connection, league: int) -> list[StoredGame]:
+    rows = conn.execute(
+        "SELECT id, idx, seed, seats, status, error, winner, ranks, vp, turns, decisions, "
+        "duration, times FROM games WHERE league = ? ORDER BY idx", (league,)).fetchall()
+    return [StoredGame(r[0], r[1], r[2], json.loads(r[3]), r[4], r[5], r[6],
+                       json.loads(r[7] or "[]"), json.loads(r[8] or "[]"), r[9] or 0,
+                       r[10] or 0, r[11], json.loads(r[12] or "[]")) for r in rows]
+
+
+def load_log(conn: sqlite3.Connection, game_id: int) -> tuple[StoredGame, GameLog | None]:
+    """A stored game and its action log (None if it failed before its first action)."""
+    row = conn.execute("SELECT league, log FROM games WHERE id = ?", (game_id,)).fetchone()
+    if row is None:
+        raise KeyError(f"no game {game_id}")
+    game = next(g for g in load_games(conn, row[0]) if g.id == game_id)
+    return game, (GameLog.from_dict(json.loads(row[1])) if row[1] else None)
+
+
+def league_info(conn: sqlite3.Connection, league: int) -> dict[str, Any]:
+    row = conn.execute("SELECT seed, settings, entries, games FROM leagues WHERE id = ?",
+                       (league,)).fetchone()
+    if row is None:
+        raise KeyError(f"no league {league}")
+    return {"id": league, "seed": row[0], "settings": json.loads(row[1]),
+            "entries": json.loads(row[2]), "games": row[3]}
