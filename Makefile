@@ -21,9 +21,11 @@ play: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest $(ARGS)
 
+## Style, types, and the layer contract (import-linter, configured in pyproject.toml).
 lint: $(STAMP)
-	$(BIN)/ruff check protocol bots kaitaku server client tests docs/protocol
+	$(BIN)/ruff check protocol bots league kaitaku server client tests docs/protocol
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 bench: $(STAMP)
 	$(BIN)/kaitaku bench engine --games 200 --players 4 --seed 1
