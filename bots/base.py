@@ -2,8 +2,8 @@
 
 A bot gets exactly what a human client gets: its seat's view (see
 ``protocol.rules.observe``) and its legal actions, and returns one action.
-The same class runs in-process against the engine (:mod:`bots.local`) and,
-later, over the network through the bot SDK.
+The same class runs in-process against the engine (:mod:`bots.local`) and
+over the network through the bot SDK (:mod:`bots.client`).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``kaitaku play`` until the Pygame client exists: bots play in the terminal."""
+"""``kaitaku play --terminal``: bots play a game in the terminal, one line per event."""
 
 from __future__ import annotations
 
