@@ -58,8 +58,9 @@ class Standing:
 class Standings:
     entries: list[Standing]
     """Best first (by ordinal)."""
-    history: dict[str, list[tuple[int, float]]]
-    """Each entry's ordinal after each game it played: (game index, ordinal)."""
+    history: dict[str, list[tuple[int, float, float]]]
+    """Each entry's rating after each game it played: (game index, mu, sigma);
+    the first point (index -1) is the prior."""
     played: int
     failed: int
 
@@ -76,7 +77,8 @@ def rate(names: Sequence[str], games: Iterable[StoredGame]) -> Standings:
     model = PlackettLuce()
     ratings = {n: model.rating(name=n) for n in names}
     table = {n: Standing(n, 0.0, 0.0, 0.0) for n in names}
-    history: dict[str, list[tuple[int, float]]] = {n: [(-1, ratings[n].ordinal())] for n in names}
+    history: dict[str, list[tuple[int, float, float]]] = {
+        n: [(-1, ratings[n].mu, ratings[n].sigma)] for n in names}
     played = failed = 0
     for g in sorted(games, key=lambda g: g.index):
         if g.status != "ok":
@@ -102,7 +104,7 @@ def rate(names: Sequence[str], games: Iterable[StoredGame]) -> Standings:
         for n in dmu:
             r = ratings[n]
             ratings[n] = model.rating(mu=r.mu + dmu[n], sigma=r.sigma * ratio[n], name=n)
-            history[n].append((g.index, ratings[n].ordinal()))
+            history[n].append((g.index, ratings[n].mu, ratings[n].sigma))
     for n, st in table.items():
         st.mu, st.sigma, st.ordinal = ratings[n].mu, ratings[n].sigma, ratings[n].ordinal()
     ordered = sorted(table.values(), key=lambda s: (-s.ordinal, s.name))

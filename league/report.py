@@ -11,58 +11,10 @@ import html
 from collections.abc import Sequence
 from pathlib import Path
 
+from .charts import CSS, decision_times, heatmap_table, rating_chart
 from .ratings import Standings, head_to_head, rate
 from .stats import wilson_interval
 from .store import StoredGame, connect, league_info, load_games
-
-_COLOURS = ("#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
-            "#7f7f7f", "#bcbd22", "#17becf")
-
-_CSS = """
-body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#222}
-h1,h2{font-weight:600}table{border-collapse:collapse;margin:1em 0}
-th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right}
-th{background:#f3f3f3}td.l,th.l{text-align:left}tr.failed td{background:#fde8e8}
-code{background:#f3f3f3;padding:0 .3em}.legend span{margin-right:1.2em}
-svg text{font-size:11px;fill:#444}
-"""
-
-
-def _chart(standings: Standings, games: int, width: int = 900, height: int = 320) -> str:
-    """An SVG line chart: each entry's ordinal after each of its games."""
-    pad_l, pad_r, pad_t, pad_b = 50, 10, 10, 30
-    points = [v for h in standings.history.values() for _, v in h]
-    lo, hi = (min(points), max(points)) if points else (0.0, 1.0)
-    if hi - lo < 1e-9:
-        hi = lo + 1
-    span = max(games, 1)
-
-    def x(i: int) -> float:
-        return pad_l + (i + 1) / span * (width - pad_l - pad_r)
-
-    def y(v: float) -> float:
-        return pad_t + (hi - v) / (hi - lo) * (height - pad_t - pad_b)
-
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-             f'viewBox="0 0 {width} {height}" role="img" aria-label="ratings over games">',
-             f'<rect x="{pad_l}" y="{pad_t}" width="{width - pad_l - pad_r}" '
-             f'height="{height - pad_t - pad_b}" fill="none" stroke="#ccc"/>']
-    for k in range(5):
-        v = lo + (hi - lo) * k / 4
-        parts.append(f'<line x1="{pad_l}" x2="{width - pad_r}" y1="{y(v):.1f}" y2="{y(v):.1f}" '
-                     f'stroke="#eee"/><text x="{pad_l - 4}" y="{y(v) + 4:.1f}" '
-                     f'text-anchor="end">{v:.1f}</text>')
-    parts.append(f'<text x="{width / 2:.0f}" y="{height - 6}" text-anchor="middle">'
-                 f'game (0-{games - 1})</text>')
-    legend = []
-    for n, st in enumerate(standings.entries):
-        colour = _COLOURS[n % len(_COLOURS)]
-        pts = " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in standings.history[st.name])
-        parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="1.5" '
-                     f'points="{pts}"><title>{html.escape(st.name)}</title></polyline>')
-        legend.append(f'<span style="color:{colour}">&#9632; {html.escape(st.name)}</span>')
-    parts.append("</svg>")
-    return "\n".join(parts) + '\n<div class="legend">' + "".join(legend) + "</div>"
 
 
 def _standings_rows(standings: Standings) -> list[list[str]]:
@@ -130,10 +82,11 @@ def render(db: str, league: int) -> tuple[str, str]:
 
     # HTML
     esc = html.escape
+    order = [st.name for st in standings.entries]
     h = ["<!doctype html>", '<html lang="en"><head><meta charset="utf-8">',
-         f"<title>{esc(title)}</title><style>{_CSS}</style></head><body>",
+         f"<title>{esc(title)}</title><style>{CSS}</style></head><body>",
          f"<h1>{esc(title)}</h1>", f"<p>{esc(summary)}</p>", "<h2>Rating over games</h2>",
-         _chart(standings, max((g.index for g in games), default=0) + 1),
+         rating_chart(standings.history, order, max((g.index for g in games), default=0) + 1),
          "<h2>Standings</h2>", "<table><tr>"
          + "".join(f'<th class="{"l" if c == "entry" else ""}">{esc(c)}</th>'
                    for c in _STANDINGS_HEAD) + "</tr>"]
@@ -143,13 +96,14 @@ def render(db: str, league: int) -> tuple[str, str]:
     h.append("</table><p>Ratings: openskill Plackett-Luce over each game's ranking (final VP, "
              "the winner first); ordinal = mu &minus; 3&sigma;. Games and wins count seats; "
              "the interval is a 95% Wilson interval.</p>")
+    players = int(info["settings"].get("players", 4))
     h.append("<h2>Head to head</h2><p>Row entry's win rate in games where the column entry "
-             "also played.</p><table><tr><th></th>"
-             + "".join(f"<th>{esc(b)}</th>" for b in names) + "</tr>")
-    for a in names:
-        h.append(f'<tr><th class="l">{esc(a)}</th>'
-                 + "".join(f"<td>{esc(_h2h_cell(h2h[a][b]))}</td>" for b in names) + "</tr>")
-    h.append("</table><h2>Games</h2><table><tr><th>id</th><th>index</th><th>seed</th>"
+             f"also played; green above parity (1/{players}), red below.</p>")
+    h.append(heatmap_table(names, h2h, 1 / players))
+    h.append("<h2>Decision times</h2>")
+    h.append(decision_times({st.name: [t / 1000 for t in st.decision_us]
+                             for st in standings.entries}, order))
+    h.append("<h2>Games</h2><table><tr><th>id</th><th>index</th><th>seed</th>"
              '<th class="l">seats (VP)</th><th class="l">winner</th><th>turns</th>'
              '<th>seconds</th><th class="l">status</th><th class="l">replay</th></tr>')
     for g in games:
