@@ -68,6 +68,9 @@ class GameResult:
 
 
 StepHook = Callable[[GameState, int, Action, list[Event]], None]
+ChanceSource = Callable[[GameState, int, Action], "tuple[int, ...] | None"]
+"""Gives the chance outcome of an action before it is applied (``apply``'s
+``chance``), e.g. a duplicate match's decision-independent streams."""
 
 
 class IllegalBotAction(RuntimeError):
@@ -81,8 +84,10 @@ def play_game(
     *,
     on_step: StepHook | None = None,
     keep_log: bool = True,
+    chance: ChanceSource | None = None,
 ) -> GameResult:
-    """Play one game to the end; ``bots[i]`` plays seat ``i``."""
+    """Play one game to the end; ``bots[i]`` plays seat ``i``. ``chance`` gives
+    the outcome of each action that draws chance (default: the game's RNG)."""
     settings = settings or Settings(players=len(bots))
     if len(bots) != settings.players:
         raise ValueError(f"{settings.players} seats need {settings.players} bots")
@@ -104,7 +109,8 @@ def play_game(
         if loop is not None and inspect.isawaitable(action):
             action = loop.run_until_complete(action)
         try:
-            events = apply(s, action, seat)
+            events = apply(s, action, seat,
+                           None if chance is None else chance(s, seat, action))
         except RulesError as exc:
             raise IllegalBotAction(
                 f"bot {bots[seat].name} (seat {seat}) chose {action!r}: {exc}"

@@ -355,6 +355,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="a game running longer is recorded as failed (default 300)")
     lg.add_argument("--retry-failed", action="store_true",
                     help="play the games stored as failed again (default: keep them)")
+    lg.add_argument("--duplicate", action="store_true",
+                    help="duplicate matches: every seat rotation of the same entries plays "
+                         "the same board with the same dice, deck and draws")
     lg.add_argument("--json", action="store_true", help="print one JSON object")
     lg.add_argument("--quiet", action="store_true", help="no progress line on stderr")
     lg.set_defaults(func=_league)

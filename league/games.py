@@ -18,6 +18,8 @@ from typing import Any
 from bots import Bot, make_bot, play_game
 from protocol.rules import Action, Event, GameLog, GameState, Settings
 
+from .duplicate import DuplicateChance
+
 ENGINE_TURN_CAP = 1000
 """Turn cap of automated games (leagues, benchmarks): a game that would never
 end stops there with no winner."""
@@ -33,6 +35,9 @@ class GameTask:
     specs: tuple[str, ...]
     settings: dict[str, Any]
     timeout: float
+    duplicate: bool = False
+    """Chance from the block's decision-independent streams (``seed`` is then
+    the block's seed, shared by its rotations)."""
 
 
 @dataclass(slots=True)
@@ -132,7 +137,8 @@ def play_task(task: GameTask) -> GameOutcome:
             for q, spec in enumerate(task.specs):
                 bot = make_bot(spec, task.seed * 8 + q)
                 lineup.append(timed(bot, times[q], deadline))
-            result = play_game(lineup, settings, task.seed, on_step=hook)
+            chance = DuplicateChance(task.seed).outcome if task.duplicate else None
+            result = play_game(lineup, settings, task.seed, on_step=hook, chance=chance)
             winner, turns, decisions, final = (result.winner, result.turns, result.decisions,
                                                result.state)
             vp = list(result.scores)

@@ -48,6 +48,38 @@ def _game_row(g: StoredGame) -> list[str]:
             f"{g.duration:.2f}", g.status if g.status == "ok" else f"failed: {g.error}"]
 
 
+def _board_rows(names: Sequence[str], games: Sequence[StoredGame]) -> list[list[str]]:
+    """Per board (games sharing a seed): each entry's wins / seats and mean VP."""
+    boards: dict[int, list[StoredGame]] = {}
+    for g in games:
+        if g.status == "ok":
+            boards.setdefault(g.seed, []).append(g)
+    rows = []
+    for seed, group in sorted(boards.items(), key=lambda kv: min(g.index for g in kv[1])):
+        row = [str(seed)]
+        for n in names:
+            seats = [(g, q) for g in group for q, m in enumerate(g.seats) if m == n]
+            if not seats:
+                row.append("–")
+                continue
+            wins = sum(g.winner == q for g, q in seats)
+            vp = sum(g.vp[q] for g, q in seats) / len(seats)
+            row.append(f"{wins}/{len(seats)}, {vp:.1f} VP")
+        rows.append(row)
+    return rows
+
+
+def _boards_html(names: Sequence[str], games: Sequence[StoredGame]) -> str:
+    esc = html.escape
+    out = ['<table><tr><th class="l">board seed</th>'
+           + "".join(f"<th>{esc(n)}</th>" for n in names) + "</tr>"]
+    for row in _board_rows(names, games):
+        out.append("<tr>" + "".join(f'<td class="{"l" if i == 0 else ""}">{esc(c)}</td>'
+                                    for i, c in enumerate(row)) + "</tr>")
+    out.append("</table>")
+    return "\n".join(out)
+
+
 def render(db: str, league: int) -> tuple[str, str]:
     """The report of a stored league: (HTML, Markdown)."""
     conn = connect(db)
@@ -61,7 +93,8 @@ def render(db: str, league: int) -> tuple[str, str]:
     h2h = head_to_head(names, games)
     title = f"Kaitaku league {league}"
     entries_text = ", ".join(f"{e['name']} = {e['spec']}" for e in info["entries"])
-    summary = (f"seed {info['seed']}, {info['settings']['players']} players, "
+    mode = "duplicate, " if info.get("mode") == "duplicate" else ""
+    summary = (f"{mode}seed {info['seed']}, {info['settings']['players']} players, "
                f"{len(games)} of {len(games) and max(g.index for g in games) + 1} games stored "
                f"({standings.played} ok, {standings.failed} failed); entries: {entries_text}")
 
@@ -103,6 +136,15 @@ def render(db: str, league: int) -> tuple[str, str]:
     h.append("<h2>Decision times</h2>")
     h.append(decision_times({st.name: [t / 1000 for t in st.decision_us]
                              for st in standings.entries}, order))
+    if info.get("mode") == "duplicate":
+        h.append("<h2>Boards (duplicate)</h2><p>Each board was played in every seat rotation "
+                 "with the same dice, deck and draws: an entry's result on a board is "
+                 "wins / seats played, then its mean VP.</p>")
+        h.append(_boards_html(names, games))
+        at = md.index("## Games")
+        md[at:at] = (["## Boards (duplicate)", "", "| board seed | " + " | ".join(names) + " |",
+                      "|---|" + "---|" * len(names)]
+                     + ["| " + " | ".join(r) + " |" for r in _board_rows(names, games)] + [""])
     h.append("<h2>Games</h2><table><tr><th>id</th><th>index</th><th>seed</th>"
              '<th class="l">seats (VP)</th><th class="l">winner</th><th>turns</th>'
              '<th>seconds</th><th class="l">status</th><th class="l">replay</th></tr>')

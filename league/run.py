@@ -32,7 +32,7 @@ from .games import (
     play_tasks,
 )
 from .ratings import Standings, rate
-from .schedule import Entry, block_size, game_seed, parse_entry, schedule
+from .schedule import Entry, block_size, game_seed, parse_entry, rotation_group, schedule
 from .stats import wilson_interval
 from .store import COMMIT_EVERY, DEFAULT_DB, connect, load_games, open_league, store_outcome
 
@@ -115,13 +115,15 @@ def run_league(
     max_games: int | None = None,
     progress: Progress | None = None,
     retry_failed: bool = False,
+    duplicate: bool = False,
 ) -> LeagueResult:
     """Play (or resume) a league; return its standings over every stored game.
 
     ``cluster`` is a dask.distributed scheduler address or Client. ``max_games``
     plays at most that many of the missing games this run (the rest stay
     pending: a later run resumes them). Failed games count as finished unless
-    ``retry_failed``.
+    ``retry_failed``. ``duplicate``: every rotation group of the schedule plays
+    one board with one chance (:mod:`league.duplicate`).
     """
     names = [e.name for e in entries]
     if len(set(names)) != len(names):
@@ -133,12 +135,15 @@ def run_league(
     ran = 0
     interrupted = False
     try:
-        league = open_league(conn, seed, settings, entries, games)
+        league = open_league(conn, seed, settings, entries, games,
+                             "duplicate" if duplicate else "ordinary")
+        group = rotation_group(len(entries), settings.players, games)
         done = {r[0] for r in conn.execute(
             "SELECT idx FROM games WHERE league = ? AND (status = 'ok' OR ?)",
             (league, not retry_failed))}
-        tasks = [GameTask(i, game_seed(seed, i), tuple(entries[e].spec for e in lineup),
-                          settings.to_dict(), timeout)
+        tasks = [GameTask(i, game_seed(seed, i // group) if duplicate else game_seed(seed, i),
+                          tuple(entries[e].spec for e in lineup), settings.to_dict(), timeout,
+                          duplicate)
                  for i, lineup in enumerate(seats) if i not in done]
         skipped = len(seats) - len(tasks)
         if max_games is not None:
@@ -254,7 +259,8 @@ def main(args: Any) -> int:
     progress = ProgressLine() if not args.quiet else None
     result = run_league(entries, args.games, players=args.players, seed=args.seed, db=args.db,
                         workers=workers, cluster=args.cluster, timeout=args.timeout,
-                        progress=progress, retry_failed=args.retry_failed)
+                        progress=progress, retry_failed=args.retry_failed,
+                        duplicate=args.duplicate)
     if args.report:
         from .report import write_report
 

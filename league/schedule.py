@@ -73,6 +73,16 @@ def schedule(entries: int, players: int, games: int, seed: int = 0) -> list[tupl
     return out
 
 
+def rotation_group(entries: int, players: int, games: int) -> int:
+    """How many consecutive games of :func:`schedule` seat the same entries in
+    all their rotations: ``players`` in the full design, ``entries`` in the
+    cyclic one. A duplicate league plays each such group on one board with one
+    chance (:mod:`league.duplicate`)."""
+    full = entries >= players and block_size(entries, players, games) == \
+        math.comb(entries, players) * players
+    return players if full else entries
+
+
 def game_seed(league_seed: int, index: int) -> int:
     """A game's seed, from the league seed and the game's index."""
     digest = hashlib.sha256(f"kaitaku-league:{league_seed}:{index}".encode()).digest()

@@ -71,27 +71,52 @@ def connect(db: str | Path) -> sqlite3.Connection:
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.executescript(_SCHEMA)
+    _migrate(conn)
     return conn
 
 
-def league_key(seed: int, settings: Settings, entries: Sequence[Entry], games: int) -> str:
-    text = json.dumps({"seed": seed, "settings": settings.to_dict(), "games": games,
-                       "entries": [[e.name, e.spec] for e in entries]}, sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()
+_ADDED_COLUMNS = (
+    ("leagues", "mode", "TEXT NOT NULL DEFAULT 'ordinary'"),
+)
+"""Columns added to the schema since its first version: databases made before
+get them on open (with their defaults)."""
+
+
+def _migrate(conn: sqlite3.Connection) -> None:
+    for table, column, decl in _ADDED_COLUMNS:
+        have = {r[1] for r in conn.execute(f"PRAGMA table_info({table})")}
+        if column not in have:
+            conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {decl}")
+    conn.commit()
+
+
+MODES = ("ordinary", "duplicate")
+
+
+def league_key(seed: int, settings: Settings, entries: Sequence[Entry], games: int,
+               mode: str = "ordinary") -> str:
+    key: dict[str, Any] = {"seed": seed, "settings": settings.to_dict(), "games": games,
+                           "entries": [[e.name, e.spec] for e in entries]}
+    if mode != "ordinary":  # ordinary leagues keep the keys they always had
+        key["mode"] = mode
+    return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
 
 
 def open_league(conn: sqlite3.Connection, seed: int, settings: Settings,
-                entries: Sequence[Entry], games: int) -> int:
+                entries: Sequence[Entry], games: int, mode: str = "ordinary") -> int:
     """The league's id, creating its row the first time."""
-    key = league_key(seed, settings, entries, games)
+    if mode not in MODES:
+        raise ValueError(f"a league is {' or '.join(MODES)}, not {mode!r}")
+    key = league_key(seed, settings, entries, games, mode)
     row = conn.execute("SELECT id FROM leagues WHERE key = ?", (key,)).fetchone()
     if row:
         return int(row[0])
     cur = conn.execute(
-        "INSERT INTO leagues (key, seed, settings, entries, games, created) "
-        "VALUES (?, ?, ?, ?, ?, ?)",
+        "INSERT INTO leagues (key, seed, settings, entries, games, created, mode) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
         (key, seed, json.dumps(settings.to_dict()),
-         json.dumps([{"name": e.name, "spec": e.spec} for e in entries]), games, time.time()))
+         json.dumps([{"name": e.name, "spec": e.spec} for e in entries]), games, time.time(),
+         mode))
     conn.commit()
     assert cur.lastrowid is not None
     return cur.lastrowid
@@ -145,9 +170,9 @@ def load_log(conn: sqlite3.Connection, game_id: int) -> tuple[StoredGame, GameLo
 
 
 def league_info(conn: sqlite3.Connection, league: int) -> dict[str, Any]:
-    row = conn.execute("SELECT seed, settings, entries, games FROM leagues WHERE id = ?",
+    row = conn.execute("SELECT seed, settings, entries, games, mode FROM leagues WHERE id = ?",
                        (league,)).fetchone()
     if row is None:
         raise KeyError(f"no league {league}")
     return {"id": league, "seed": row[0], "settings": json.loads(row[1]),
-            "entries": json.loads(row[2]), "games": row[3]}
+            "entries": json.loads(row[2]), "games": row[3], "mode": row[4]}
