@@ -319,3 +319,88 @@ def main_bots(games: int, bots: list[str], seed: int, as_json: bool,
     for b, d in result["decision_ms"].items():
         print(f"{b:>10}: decision {d['mean']:.3f} ms mean, {d['p99']:.3f} ms p99")
     return 0
+
+
+# --- duplicate vs ordinary ------------------------------------------------------------------
+
+
+def _duplicate_block(job: tuple[str, str, int, int, int, bool, float | None]) -> list[int]:
+    """One block: ``hero`` in each seat once against ``players - 1`` copies of
+    ``villain``; returns the hero's win (1/0) per game."""
+    from bots import make_bot
+    from league.duplicate import DuplicateChance
+    from league.schedule import game_seed
+
+    hero, villain, players, seed, block, duplicate, budget = job
+    wins = []
+    for seat in range(players):
+        g = block * players + seat
+        game = game_seed(seed, block) if duplicate else game_seed(seed, g)
+        lineup = []
+        for q in range(players):
+            bot = make_bot(hero if q == seat else villain, game * 8 + q)
+            if budget is not None and hasattr(bot, "budget"):
+                bot.budget = budget
+            lineup.append(bot)
+        chance = DuplicateChance(game).outcome if duplicate else None
+        result = play_game(lineup, Settings(players=players, turn_cap=ENGINE_TURN_CAP), game,
+                           keep_log=False, chance=chance)
+        wins.append(int(result.winner == seat))
+    return wins
+
+
+def bench_duplicate(hero: str, villain: str, blocks: int, seed: int, players: int = 4,
+                    workers: int = 1, budget: float | None = None) -> dict[str, Any]:
+    """The same number of games in ordinary and in duplicate mode (one run):
+    the hero's win rate, and the games each mode needs to separate the hero
+    from parity at 95% confidence (units: single games in ordinary mode,
+    whole blocks of rotations in duplicate mode)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from league.stats import games_to_separate
+
+    out: dict[str, Any] = {"hero": hero, "villain": villain, "players": players,
+                           "blocks": blocks, "games_per_mode": blocks * players, "seed": seed}
+    if budget is not None:
+        out["budget_s"] = budget
+    parity = 1 / players
+    for mode in ("ordinary", "duplicate"):
+        jobs = [(hero, villain, players, seed, b, mode == "duplicate", budget)
+                for b in range(blocks)]
+        t0 = time.perf_counter()
+        if workers > 1:
+            with ProcessPoolExecutor(workers) as pool:
+                results = list(pool.map(_duplicate_block, jobs))
+        else:
+            results = [_duplicate_block(j) for j in jobs]
+        flat = [w for r in results for w in r]
+        wins = sum(flat)
+        if mode == "ordinary":
+            needed = games_to_separate([float(w) for w in flat], parity, 1)
+        else:
+            needed = games_to_separate([sum(r) / len(r) for r in results], parity, players)
+        out[mode] = {"wins": wins, "games": len(flat),
+                     "win_rate": round(wins / len(flat), 4),
+                     "ci95": list(wilson_interval(wins, len(flat))),
+                     "games_to_separate_95": None if needed is None else round(needed, 1),
+                     "seconds": round(time.perf_counter() - t0, 1)}
+    o, d = out["ordinary"]["games_to_separate_95"], out["duplicate"]["games_to_separate_95"]
+    out["ratio_ordinary_to_duplicate"] = round(o / d, 3) if o and d else None
+    return out
+
+
+def main_duplicate(hero: str, villain: str, blocks: int, seed: int, as_json: bool,
+                   players: int = 4, workers: int = 1, budget: float | None = None) -> int:
+    r = bench_duplicate(hero, villain, blocks, seed, players, workers, budget)
+    if as_json:
+        print(json.dumps(r))
+        return 0
+    print(f"{hero} vs {players - 1} x {villain}, {r['games_per_mode']} games per mode")
+    for mode in ("ordinary", "duplicate"):
+        m = r[mode]
+        lo, hi = m["ci95"]
+        print(f"{mode:>10}: {m['wins']}/{m['games']} = {m['win_rate']:.1%} "
+              f"(95% CI {lo:.1%}-{hi:.1%}); games to separate from parity: "
+              f"{m['games_to_separate_95']}")
+    print(f"ordinary needs {r['ratio_ordinary_to_duplicate']}x the games of duplicate")
+    return 0

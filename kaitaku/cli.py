@@ -22,6 +22,13 @@ def _bench_server(args: argparse.Namespace) -> int:
     return main_server(args.games, args.concurrency, args.players, args.json, args.floor)
 
 
+def _bench_duplicate(args: argparse.Namespace) -> int:
+    from .bench import main_duplicate
+
+    return main_duplicate(args.hero, args.villain, args.blocks, args.seed, args.json,
+                          args.players, args.workers, args.budget)
+
+
 def _bench_bots(args: argparse.Namespace) -> int:
     from .bench import main_bots
 
@@ -287,6 +294,19 @@ def build_parser() -> argparse.ArgumentParser:
     bbots.add_argument("--seed", type=int, default=1)
     bbots.add_argument("--json", action="store_true", help="print one JSON object")
     bbots.set_defaults(func=_bench_bots)
+    bdup = bsub.add_parser("duplicate", help="games needed to separate two bots: duplicate "
+                           "vs ordinary matches, side by side")
+    bdup.add_argument("--hero", default="heuristic")
+    bdup.add_argument("--villain", default="greedy")
+    bdup.add_argument("--blocks", type=int, default=100,
+                      help="blocks per mode (a block: the hero once in every seat)")
+    bdup.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
+    bdup.add_argument("--seed", type=int, default=1)
+    bdup.add_argument("--workers", type=int, default=1)
+    bdup.add_argument("--budget", type=float, default=None,
+                      help="seconds per decision for searching bots")
+    bdup.add_argument("--json", action="store_true")
+    bdup.set_defaults(func=_bench_duplicate)
     bcli = bsub.add_parser("client", help="the game window's frame time (headless)")
     bcli.add_argument("--frames", type=int, default=None, help="frames to draw")
     bcli.add_argument("--lang", choices=("ja", "en"), default=None)

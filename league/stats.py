@@ -22,3 +22,20 @@ def percentile(ordered: Sequence[float], p: float) -> float:
     if not ordered:
         return 0.0
     return ordered[min(len(ordered) - 1, int(p * len(ordered)))]
+
+
+def games_to_separate(unit_scores: Sequence[float], parity: float, games_per_unit: int,
+                      z: float = 1.96) -> float | None:
+    """Games needed before a 95% interval of the mean score excludes ``parity``:
+    ``unit_scores`` are independent units (a game, or a duplicate block of
+    ``games_per_unit`` games, each scored as the mean win indicator). None when
+    the observed mean sits at parity (no separation at any size)."""
+    n = len(unit_scores)
+    if n < 2:
+        return None
+    mean = sum(unit_scores) / n
+    var = sum((x - mean) ** 2 for x in unit_scores) / (n - 1)
+    gap = abs(mean - parity)
+    if gap < 1e-12:
+        return None
+    return games_per_unit * (z * z * var / (gap * gap))

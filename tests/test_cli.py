@@ -56,3 +56,27 @@ def test_bench_bots_json(capsys: pytest.CaptureFixture[str]) -> None:
         assert 0 <= lo <= p["win_rate"] <= hi <= 1
     assert set(result["decision_ms"]) == {"random", "greedy"}
     assert all(d["p99"] >= 0 for d in result["decision_ms"].values())
+
+
+def test_bench_duplicate_json(capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main(["bench", "duplicate", "--hero", "greedy", "--villain", "random",
+               "--blocks", "3", "--json"])
+    assert rc == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["games_per_mode"] == 12
+    for mode in ("ordinary", "duplicate"):
+        m = result[mode]
+        assert m["games"] == 12 and 0 <= m["wins"] <= 12
+        assert m["games_to_separate_95"] is None or m["games_to_separate_95"] > 0
+
+
+def test_games_to_separate() -> None:
+    from league.stats import games_to_separate
+
+    # Independent games at p = 0.5 against parity 0.25: n = 1.96² · 0.25 / 0.25² ≈ 15.4.
+    needed = games_to_separate([1.0, 0.0] * 500, 0.25, 1)
+    assert needed is not None and 15 < needed < 16
+    assert games_to_separate([0.25] * 10, 0.25, 4) is None
+    # Blocks that always score the same need almost nothing.
+    tight = games_to_separate([0.5, 0.5001, 0.4999] * 10, 0.25, 4)
+    assert tight is not None and tight < 1
