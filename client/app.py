@@ -155,6 +155,8 @@ class App:
         self.ctx.stack.replace(self.lobby)
         if self.fonts.notice:
             self.toast(self.fonts.notice, info=True)
+        for problem in self.fonts.problems:
+            self.toast(self.ctx.tr("font.unusable", detail=problem), info=True)
         if connect:
             host, port = parse_address(connect)
             self.connect(host, port, name or self.lobby.name_input.text)
@@ -341,18 +343,39 @@ class App:
             draw_text(surface, small, fit_text(small, detail, w - 20),
                       (rect.centerx, rect.y + 48), TEXT_LIGHT, "center")
 
-    def _toast_rects(self, surface_size: tuple[int, int]) -> list[pygame.Rect]:
+    def toast_area(self, surface_size: tuple[int, int]) -> pygame.Rect:
+        """Where toasts go: the base scene's choice (the table keeps them over the
+        island, off the player panels), else the whole window."""
+        scenes = self.ctx.stack.scenes
+        area = getattr(scenes[0], "toast_area", None) if scenes else None
+        rect = area() if callable(area) else None
+        return pygame.Rect(rect) if rect is not None else pygame.Rect((0, 0), surface_size)
+
+    def _toast_layout(self, surface_size: tuple[int, int]
+                      ) -> list[tuple[pygame.Rect, list[str]]]:
+        """Each toast's box and its lines (a long text wraps, up to three lines)."""
+        from .widgets import wrap
+
         font = self.fonts.get(17)
-        w, h = surface_size
+        area = self.toast_area(surface_size)
         out = []
-        y = min(TOASTS_TOP, h // 4)
+        y = area.y + min(TOASTS_TOP, surface_size[1] // 4)
+        line_h = font.get_linesize()
         for t in self.toasts:
-            tw = min(w - 40, font.size(t.text)[0] + 40)
-            rect = pygame.Rect(0, 0, tw, 40)
-            rect.midtop = (w // 2, y)
-            out.append(rect)
+            inner = max(40, area.w - 64)
+            lines = wrap(font, t.text, inner)
+            if len(lines) > 3:
+                lines = lines[:3]
+                lines[2] = fit_text(font, lines[2] + "…", inner)
+            tw = min(area.w - 24, max(font.size(line)[0] for line in lines) + 40)
+            rect = pygame.Rect(0, 0, tw, 16 + line_h * len(lines))
+            rect.midtop = (area.centerx, y)
+            out.append((rect, lines))
             y = rect.bottom + 8
         return out
+
+    def _toast_rects(self, surface_size: tuple[int, int]) -> list[pygame.Rect]:
+        return [rect for rect, _ in self._toast_layout(surface_size)]
 
     def _toast_at(self, pos: tuple[int, int]) -> int | None:
         for i, rect in enumerate(self._toast_rects(self.screen.get_size())):
@@ -362,15 +385,20 @@ class App:
 
     def _draw_toasts(self, surface: pygame.Surface) -> None:
         font = self.fonts.get(17)
-        for t, rect in zip(self.toasts, self._toast_rects(surface.get_size()), strict=True):
+        line_h = font.get_linesize()
+        for t, (rect, lines) in zip(self.toasts, self._toast_layout(surface.get_size()),
+                                    strict=True):
             alpha = int(255 * min(1.0, t.left / 0.4))
             box = pygame.Surface(rect.size, pygame.SRCALPHA)
             color = WARN if t.info else BAD
             pygame.draw.rect(box, (*color, min(alpha, 235)), box.get_rect(), border_radius=8)
             surface.blit(box, rect)
-            img = font.render(fit_text(font, t.text, rect.w - 24), True, TEXT_LIGHT)
-            img.set_alpha(alpha)
-            surface.blit(img, img.get_rect(center=rect.center))
+            y = rect.y + 8
+            for line in lines:
+                img = font.render(line, True, TEXT_LIGHT)
+                img.set_alpha(alpha)
+                surface.blit(img, img.get_rect(midtop=(rect.centerx, y)))
+                y += line_h
 
 
 def reclaiming_net(host: str, port: int, name: str) -> NetClient:

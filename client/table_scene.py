@@ -226,6 +226,10 @@ class TableScene(Scene):
     def enter(self) -> None:
         self._derived_key = None
 
+    def toast_area(self) -> pygame.Rect:
+        """Notices go over the island, never over the player panels."""
+        return self.rects["left"]
+
     def update(self, dt: float) -> None:
         self.pulse = (self.pulse + dt * 0.8) % 1.0
         self._derive()
