@@ -68,6 +68,7 @@ class Dialog(Scene):
     opaque = False
     kind = "dialog"
     cancellable = True
+    after_game_over = False  # stays open once the game is over (else it closes itself)
     width, height = 520, 300  # unscaled panel size
 
     def __init__(self, ctx: Context, ui: TableUI) -> None:
@@ -182,7 +183,7 @@ class Dialog(Scene):
         if self not in self.ctx.stack.scenes:
             return
         self.relabel()
-        if self.model.game_over is not None and self.kind != "game_over":
+        if self.model.game_over is not None and not self.after_game_over:
             self.close()
             return
         if not self.relevant():
@@ -1036,6 +1037,7 @@ class GameOverDialog(Dialog):
     """Final scores, the winner first."""
 
     kind = "game_over"
+    after_game_over = True
     width, height = 500, 380
 
     def title(self) -> str:
@@ -1104,6 +1106,7 @@ class ConfirmLeaveDialog(Dialog):
     """Leave the table (back to the lobby)?"""
 
     kind = "leave"
+    after_game_over = True
     width, height = 460, 190
 
     def title(self) -> str:

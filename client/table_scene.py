@@ -795,6 +795,9 @@ class TableScene(Scene):
         self._open(dialogs.TokenDialog(self.ctx, self.ui))
 
     def _leave(self) -> None:
+        if self.ctx.model.game_over is not None:  # nothing is lost any more: no question
+            self.ctx.send({"type": "leave"})
+            return
         self._open(dialogs.ConfirmLeaveDialog(self.ctx, self.ui))
 
     def _play_card(self, card: int) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pygame
@@ -332,9 +332,15 @@ class ScriptedMouse:
         raise AssertionError(f"no clicks for {a!r}")
 
 
+AfterGame = Callable[[App, ScriptedMouse], Awaitable[None]]
+
+
 async def play_client_game(server: Server, players: int, vp_target: int, seed: int,
-                           timeout: float) -> tuple[App, ScriptedMouse, list[Any]]:
-    app = App(connect=f"127.0.0.1:{server.port}", name="Tester", lang="en", discover=False,
+                           timeout: float, after: AfterGame | None = None,
+                           lang: str = "en") -> tuple[App, ScriptedMouse, list[Any]]:
+    """Play a whole game with the scripted mouse; ``after`` runs once it is over,
+    while the window is still open."""
+    app = App(connect=f"127.0.0.1:{server.port}", name="Tester", lang=lang, discover=False,
               create={"settings": {"players": players, "vp_target": vp_target}})
     mouse = ScriptedMouse(app, seed)
     bots: list[BotClient] = []
@@ -367,6 +373,8 @@ async def play_client_game(server: Server, players: int, vp_target: int, seed: i
             mouse.tick()
             await asyncio.sleep(0)
         outcomes = await asyncio.wait_for(asyncio.gather(*tasks), 10)
+        if after is not None:
+            await after(app, mouse)
         return app, mouse, outcomes
     finally:
         for t in tasks:

@@ -1,0 +1,53 @@
+"""A whole evening at the window: the real App against a real server, driven by
+posted mouse and key events (SDL's dummy driver), past the end of the game."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+
+import pygame
+
+from client import dialogs
+from client.app import App
+from client.table_scene import TableScene
+from server.app import Server
+from tests.client.test_full_game import ScriptedMouse, play_client_game
+
+
+async def frames(app: App, until: Callable[[], bool], timeout: float = 5.0) -> None:
+    end = time.monotonic() + timeout
+    while not until():
+        assert time.monotonic() < end, f"timed out: {app.ctx.stack.scenes}"
+        app.step(1 / 60)
+        await asyncio.sleep(0.005)
+
+
+def click(pos: tuple[int, int]) -> None:
+    pygame.event.post(pygame.event.Event(pygame.MOUSEMOTION, pos=pos, rel=(0, 0),
+                                         buttons=(0, 0, 0)))
+    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=pos, button=1))
+    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONUP, pos=pos, button=1))
+
+
+async def test_view_board_then_leave_goes_back_to_the_lobby(server: Server) -> None:
+    """After game over, "View board" keeps the table; its Leave button then goes to
+    the lobby (it opened a confirmation that closed itself at once, game over)."""
+
+    async def after(app: App, mouse: ScriptedMouse) -> None:
+        await frames(app, lambda: isinstance(app.ctx.stack.top, dialogs.GameOverDialog))
+        over = app.ctx.stack.top
+        assert isinstance(over, dialogs.GameOverDialog)
+        click(over.buttons["board"].rect.center)
+        await frames(app, lambda: isinstance(app.ctx.stack.top, TableScene))
+        table = app.ctx.stack.top
+        assert isinstance(table, TableScene)
+        for _ in range(10):  # the table stays, with the final board
+            app.step(1 / 60)
+        assert app.ctx.stack.top is table
+        click(table.buttons["leave"].rect.center)
+        await frames(app, lambda: app.ctx.stack.scenes == [app.lobby]
+                     and app.model.table is None)
+
+    await play_client_game(server, players=4, vp_target=3, seed=5, timeout=60, after=after)
