@@ -15,9 +15,7 @@ from typing import Any
 import pygame
 
 from protocol.rules import (
-    AcceptTrade,
     Action,
-    ConfirmTrade,
     CounterOffer,
     Discard,
     DiscardKnight,
@@ -29,7 +27,6 @@ from protocol.rules import (
     PlayMonopoly,
     PlayRoadBuilding,
     PlayYearOfPlenty,
-    RejectTrade,
     Steal,
     TokenForcedTrade,
     TokenRobberHome,
@@ -37,10 +34,9 @@ from protocol.rules import (
 
 from .board_view import owner_color
 from .describe import DEV_NAMES
-from .intents import confirmable, covers, may_offer, my_hand, open_trade, terms_ok
+from .intents import may_offer, my_hand, open_trade, terms_ok
 from .scene import Context, Scene
 from .table_gfx import (
-    BAD,
     CARD,
     CARD_EDGE,
     GOLD,
@@ -704,139 +700,6 @@ class TradeComposeDialog(Dialog):
             msg = self.tr("table.dlg.trade_hint")
             t.draw(surface, t.fit(msg, 12, body.w - px(260), False),
                    (body.x, self.buttons["ok"].rect.centery), 12, INK_SOFT, False, "midleft")
-
-
-class TradeAnswerDialog(Dialog):
-    """An offer addressed to this seat: accept, reject or counter."""
-
-    kind = "trade_answer"
-    cancellable = False
-    width, height = 520, 250
-
-    def title(self) -> str:
-        trade = open_trade(self.model) or {}
-        return self.tr("table.dlg.offer_from", name=self.ui.seat_name(trade.get("offerer")))
-
-    def build(self) -> None:
-        self.buttons["counter"] = TButton("counter", self.tr("table.dlg.counter_btn"),
-                                          self._counter)
-        self.buttons["reject"] = TButton("reject", self.tr("table.dlg.reject"), self._reject)
-        self.buttons["accept"] = TButton("accept", self.tr("table.dlg.accept"), self._accept,
-                                         primary=True)
-
-    def place(self, body: pygame.Rect) -> None:
-        self.footer(["counter", "reject", "accept"])
-
-    def _accept(self) -> None:
-        self.send(AcceptTrade())
-
-    def _reject(self) -> None:
-        self.send(RejectTrade())
-
-    def _counter(self) -> None:
-        if not self.ui.pending():
-            self.replace_with(TradeComposeDialog(self.ctx, self.ui, counter=True))
-
-    def relevant(self) -> bool:
-        trade = open_trade(self.model)
-        seat = self.model.seat
-        return (trade is not None and seat is not None and trade["status"][seat] == 0) or \
-            self.ui.pending()
-
-    def draw_body(self, surface: pygame.Surface, body: pygame.Rect) -> None:
-        t = self.ui.text
-        px = self.ui.px
-        trade = open_trade(self.model)
-        self.buttons["accept"].enabled = self.ui.may(AcceptTrade())
-        self.buttons["reject"].enabled = self.ui.may(RejectTrade())
-        self.buttons["counter"].enabled = not self.ui.pending()
-        if trade is None:
-            return
-        t.draw(surface, self.tr("table.dlg.you_get"), (body.x, body.y + px(4)), 13, INK_SOFT, True)
-        self.chips(surface, trade["give"], body.x + px(110), body.y, 26)
-        t.draw(surface, self.tr("table.dlg.you_give"), (body.x, body.y + px(48)), 13, INK_SOFT,
-               True)
-        self.chips(surface, trade["get"], body.x + px(110), body.y + px(44), 26)
-        hand = my_hand(self.model) or [0] * 5
-        if not covers(hand, trade["get"]):
-            t.draw(surface, self.tr("table.dlg.cannot_pay"), (body.x, body.y + px(88)), 12, BAD,
-                   True)
-
-
-class TradeOffererDialog(Dialog):
-    """The open offer of this seat: see the answers, confirm with one seat, or cancel."""
-
-    kind = "trade_offerer"
-    cancellable = False
-    width, height = 560, 330
-
-    def title(self) -> str:
-        return self.tr("table.dlg.your_offer")
-
-    def build(self) -> None:
-        self.buttons["cancel"] = TButton("cancel", self.tr("table.dlg.cancel_offer"),
-                                         self._cancel)
-        players = int((self.model.view or {}).get("players", 4))
-        for q in range(players):
-            self.buttons[f"confirm{q}"] = TButton(
-                f"confirm{q}", self.tr("table.dlg.confirm"),
-                partial(self.send, ConfirmTrade(q)), primary=True)
-
-    def place(self, body: pygame.Rect) -> None:
-        self.footer(["cancel"])  # the confirm buttons sit on the rows of the addressed seats
-
-    def _cancel(self) -> None:
-        from protocol.rules import CancelTrade
-
-        self.send(CancelTrade())
-
-    def relevant(self) -> bool:
-        trade = open_trade(self.model)
-        return (trade is not None and trade["offerer"] == self.model.seat) or self.ui.pending()
-
-    def draw_body(self, surface: pygame.Surface, body: pygame.Rect) -> None:
-        t = self.ui.text
-        px = self.ui.px
-        trade = open_trade(self.model)
-        if trade is None:
-            for name, btn in self.buttons.items():
-                btn.enabled = name == "cancel" and False
-            return
-        t.draw(surface, self.tr("table.dlg.you_give"), (body.x, body.y + px(4)), 13, INK_SOFT, True)
-        self.chips(surface, trade["give"], body.x + px(100), body.y, 24)
-        t.draw(surface, self.tr("table.dlg.you_get"), (body.x, body.y + px(36)), 13, INK_SOFT,
-               True)
-        self.chips(surface, trade["get"], body.x + px(100), body.y + px(32), 24)
-        ok_seats = set(confirmable(self.model)) if not self.ui.pending() else set()
-        players = int((self.model.view or {}).get("players", 4))
-        y = body.y + px(78)
-        for q, st in enumerate(trade["status"]):
-            confirm = self.buttons.get(f"confirm{q}")
-            if confirm is None:
-                continue
-            btn = confirm
-            btn.visible = st >= 0
-            btn.enabled = q in ok_seats
-            if st < 0:
-                continue
-            btn.rect = pygame.Rect(body.right - px(110), y, px(110), px(30))
-            col = owner_color(q, players)
-            pygame.draw.circle(surface, shade(col, -0.4), (body.x + px(9), y + px(15)), px(9))
-            pygame.draw.circle(surface, col, (body.x + px(9), y + px(15)), px(7))
-            t.draw(surface, t.fit(self.ui.seat_name(q), 14, px(130), True),
-                   (body.x + px(24), y + px(15)), 14, INK, True, "midleft")
-            label = self.tr(f"table.trade.status.{_STATUS_KEYS.get(st, 'waiting')}")
-            colr = {1: GOOD, 2: BAD, 3: (200, 130, 20)}.get(st, INK_SOFT)
-            lr = t.draw(surface, label, (body.x + px(160), y + px(15)), 13, colr, True, "midleft")
-            counter = trade["counters"][q] if st == 3 else None
-            if counter is not None:
-                # the counter is from their side (they give counter[0]); shown from ours,
-                # in the order of the offer above: what we give ⇄ what we get
-                x = self.chips(surface, counter[1], lr.right + px(10), y + px(5), 20)
-                t.draw(surface, "⇄", (x + px(4), y + px(15)), 14, INK_SOFT, True, "midleft")
-                self.chips(surface, counter[0], x + px(22), y + px(5), 20)
-            y += px(40)
-        self.buttons["cancel"].enabled = not self.ui.pending()
 
 
 # --- robbing -------------------------------------------------------------------------------------

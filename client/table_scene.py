@@ -49,7 +49,7 @@ from protocol.rules import (
 from . import dialogs
 from .board_view import BoardView, Highlights, LastMove, last_move, owner_color
 from .describe import describe
-from .intents import may_offer, open_trade
+from .intents import may_offer
 from .model import OFFLINE, ONLINE, RECONNECTING
 from .scene import Context, Scene
 from .table_gfx import (
@@ -81,12 +81,12 @@ from .table_gfx import (
     text_on,
 )
 from .table_widgets import TableUI, TButton, TextInput
+from .trade_panel import TradePanel
 
 _PLAY_ACTIONS: dict[int, type[Action]] = {
     0: PlayKnight, 1: PlayRoadBuilding, 2: PlayYearOfPlenty, 3: PlayMonopoly,
 }
 _DEV_KEYS = ("knight", "road_building", "year_of_plenty", "monopoly", "victory_point")
-_STATUS_KEYS = {0: "waiting", 1: "accepted", 2: "rejected", 3: "countered"}
 DICE_SECONDS = 0.6
 """How long the dice tumble before they settle on the roll."""
 ROBBER_SECONDS = 0.7
@@ -162,6 +162,7 @@ class TableScene(Scene):
         self._banner_key: tuple[Any, ...] = ()
         self._banner_spots: dict[int, pygame.Rect] = {}
         self.buttons: dict[str, TButton] = {}
+        self.trade_panel = TradePanel(self.ui, self._send, self._open_counter)
         self._tr = ctx.tr  # the translator the labels come from
         # animations: presentation only, started by events that arrive while the table shows
         self._seen_event: object = _UNSEEN  # the newest event already looked at
@@ -234,6 +235,8 @@ class TableScene(Scene):
         self.pulse = (self.pulse + dt * 0.8) % 1.0
         self._derive()
         self._auto_dialogs()
+        self.trade_panel.update()
+        self.trade_panel.auto_decline()
         self._animate(dt)
 
     # -- animations ------------------------------------------------------------------------
@@ -334,6 +337,8 @@ class TableScene(Scene):
             return False
         if self.chat.handle(event):
             return True
+        if self.trade_panel.handle(event):
+            return True
         if event.type == pygame.MOUSEMOTION:
             self.hover = event.pos
             for btn in self.buttons.values():
@@ -387,7 +392,7 @@ class TableScene(Scene):
         self._draw_dice(surface, view)
         if self.gains:
             self._draw_gains(surface)
-        self._draw_trade_strip(surface, view)
+        self.trade_panel.draw(surface)
         if self.highlights is not None:
             self.board.draw_highlights(surface, self.highlights, self.hover, self.pulse)
         self._draw_banner(surface)
@@ -413,7 +418,7 @@ class TableScene(Scene):
                         you.get("vp_total"), repr(m.table_seats), m.seat),
             "histogram": (tuple(m.dice), tuple(view.get("last_roll") or ())),
             "log": (len(events), id(events[-1]) if events else 0, self.log_scroll,
-                    id(m.table_seats)),
+                    id(m.table_seats), len(self.trade_panel.notes)),
             "chat": (len(chat), id(chat[-1]) if chat else 0, self.chat_scroll,
                      id(m.table_seats)),
             "bottom": (repr(you), tuple(sorted({type(a).__name__ for a in m.legal})), m.seat),
@@ -512,6 +517,8 @@ class TableScene(Scene):
         r["chat"] = pygame.Rect(x0, r["log"].bottom + px(8), inner, chat_h)
         self.chat.rect = pygame.Rect(r["chat"].x + px(8), r["chat"].bottom - px(36),
                                      r["chat"].w - px(16), px(28))
+        self.trade_panel.layout(pygame.Rect(x0, r["histogram"].y, inner,
+                                            r["chat"].y - r["histogram"].y - px(8)))
         # bottom: hand and the two big buttons above, build and action buttons below
         b = r["bottom"]
         row_a = pygame.Rect(b.x + pad, b.y + pad, b.w - 2 * pad, px(86))
@@ -671,6 +678,12 @@ class TableScene(Scene):
         if pending:
             return tr("table.prompt.sending"), True
         if legal:
+            if phase == "trade":
+                trade = view.get("trade") or {}
+                if trade.get("offerer") == m.seat:
+                    return tr("table.prompt.trade"), True
+                return tr("table.prompt.trade_answer",
+                          name=self.ui.seat_name(trade.get("offerer"))), True
             if self.mode is not None:
                 return tr(f"table.prompt.mode_{self.mode}"), True
             if phase == "road_building":
@@ -710,21 +723,16 @@ class TableScene(Scene):
             return
         types = {type(a) for a in m.legal}
         want: str | None = None
-        trade = open_trade(m)
         if Discard in types:
             want = "discard"
         elif GiveBack in types:
             want = "give_back"
         elif Steal in types:
             want = "steal"
-        elif trade is not None and trade["offerer"] == m.seat:
-            want = "trade_offerer"
-        elif trade is not None and trade["status"][m.seat] == 0:
-            want = "trade_answer"
         if want is None:
             return
         open_kinds = {getattr(s, "kind", None) for s in self.ctx.stack.scenes}
-        if want in open_kinds or (want == "trade_answer" and "counter" in open_kinds):
+        if want in open_kinds:
             return
         self._close_dialogs()
         self.mode = None
@@ -732,8 +740,6 @@ class TableScene(Scene):
             "discard": lambda: dialogs.DiscardDialog(self.ctx, self.ui, give_back=False),
             "give_back": lambda: dialogs.DiscardDialog(self.ctx, self.ui, give_back=True),
             "steal": lambda: dialogs.StealDialog(self.ctx, self.ui),
-            "trade_offerer": lambda: dialogs.TradeOffererDialog(self.ctx, self.ui),
-            "trade_answer": lambda: dialogs.TradeAnswerDialog(self.ctx, self.ui),
         }
         self.ctx.stack.push(factory[want]())
 
@@ -788,6 +794,10 @@ class TableScene(Scene):
     def _open_trade(self) -> None:
         self._open(dialogs.TradeComposeDialog(self.ctx, self.ui))
 
+    def _open_counter(self) -> None:
+        if not self.ui.pending() and self.trade_panel.answering():
+            self._open(dialogs.TradeComposeDialog(self.ctx, self.ui, counter=True))
+
     def _open_bank(self) -> None:
         self._open(dialogs.MaritimeDialog(self.ctx, self.ui))
 
@@ -838,6 +848,8 @@ class TableScene(Scene):
             self.mode = None
             self._derived_key = None
             return True
+        if event.key == pygame.K_ESCAPE and self.trade_panel.visible:
+            return self.trade_panel.escape()
         if event.key == pygame.K_F2:  # switch 日本語 / English (everything relabels)
             app = self.ctx.options.get("app")
             if app is not None:
@@ -963,61 +975,6 @@ class TableScene(Scene):
             self._banner_spots[owner] = rr
             x += px(30)
         return out
-
-    def _draw_trade_strip(self, surface: pygame.Surface, view: dict[str, Any]) -> None:
-        """The open offer and the answers so far, over the bottom of the board."""
-        trade = view.get("trade")
-        if not trade or view.get("phase") != "trade":
-            return
-        px = self.ui.px
-        r = self.rects["board"]
-        box = pygame.Rect(0, 0, min(r.w - px(40), px(560)), px(64))
-        box.midbottom = (r.centerx, r.bottom - px(10))
-        key = ("trade", repr(trade), box.size, self.ui.seat_name(trade["offerer"]))
-        img = self._sprites.get(key)
-        if img is None:
-            pad = px(8)
-            img = pygame.Surface((box.w + 2 * pad, box.h + 2 * pad), pygame.SRCALPHA)
-            self._render_trade_strip(img, pygame.Rect(pad, pad, box.w, box.h), trade)
-            if len(self._sprites) > 64:
-                self._sprites.clear()
-            self._sprites[key] = img
-        surface.blit(img, (box.x - px(8), box.y - px(8)))
-
-    def _render_trade_strip(self, surface: pygame.Surface, box: pygame.Rect,
-                            trade: dict[str, Any]) -> None:
-        t = self.ui.text
-        px = self.ui.px
-        panel(surface, box, PANEL_BG, CARD_EDGE, px(10))
-        offerer = trade["offerer"]
-        head = self.ctx.tr("table.trade.offer_by", name=self.ui.seat_name(offerer))
-        t.draw(surface, t.fit(head, 14, box.w // 2, True), (box.x + px(10), box.y + px(6)), 14,
-               INK, True)
-        x = box.x + px(10)
-        y = box.y + px(28)
-        x = self._chips_row(surface, trade["give"], x, y, px(20))
-        t.draw(surface, "⇄", (x + px(6), y + px(10)), 16, INK_SOFT, True, "midleft")
-        x = self._chips_row(surface, trade["get"], x + px(28), y, px(20))
-        sx = box.x + box.w // 2 + px(10)
-        for q, st in enumerate(trade["status"]):
-            if st < 0:
-                continue
-            col = owner_color(q, self._players())
-            pygame.draw.circle(surface, col, (sx + px(7), box.y + px(18)), px(7))
-            pygame.draw.circle(surface, INK, (sx + px(7), box.y + px(18)), px(7), 1)
-            label = self.ctx.tr(f"table.trade.status.{_STATUS_KEYS.get(st, 'waiting')}")
-            colr = {1: GOOD, 2: BAD, 3: (200, 130, 20)}.get(st, INK_SOFT)
-            t.draw(surface, label, (sx + px(7), box.y + px(30)), 11, colr, True, "midtop")
-            sx += px(64)
-
-    def _chips_row(self, surface: pygame.Surface, cards: list[int], x: int, y: int,
-                   chip: int) -> int:
-        gap = max(1, chip // 8)
-        for res, n in enumerate(cards):
-            for _ in range(n):
-                surface.blit(resource_chip(res, chip), (x, y))
-                x += chip + gap
-        return x
 
     # -- drawing: panels ----------------------------------------------------------------------
 
@@ -1227,7 +1184,9 @@ class TableScene(Scene):
         m = self.ctx.model
         events = m.events
         last = events[-1] if events else None
-        key = (len(events), id(last), m.changes if not events else 0, len(m.table_seats))
+        notes = self.trade_panel.notes
+        key = (len(events), id(last), m.changes if not events else 0, len(m.table_seats),
+               len(notes), id(notes[-1]) if notes else 0)
         if key == self._log_key:
             return
         self._log_key = key
@@ -1248,6 +1207,9 @@ class TableScene(Scene):
                         ev_lines.append((part, col if i == 0 else None))
             fresh[id(ev)] = (ev, ev_lines)
             lines.extend(ev_lines)
+            for anchor, note in notes:
+                if anchor is ev:
+                    lines.extend((part, None) for part in self.ui.text.wrap(note, 12, width))
         self._log_cache = fresh
         self._log_lines = lines
 

@@ -300,8 +300,15 @@ class ScriptedMouse:
                                                lambda d, r=res, side=side:
                                                getattr(d, side)[r].plus))
             return steps + [dialog_button(dialogs.TradeComposeDialog, "ok")]
+        def panel_button(name: str) -> Step:
+            def step() -> Pos | None:
+                btn = scene.trade_panel.buttons[name]
+                return btn.rect.center if btn.enabled and btn.visible and \
+                    self.top() is scene else None
+            return step
+
         if isinstance(a, CounterOffer):
-            steps = [dialog_button(dialogs.TradeAnswerDialog, "counter")]
+            steps = [panel_button("counter")]
 
             def adjust() -> Pos | Again | None:
                 # the dialog starts from the offer seen from this side: add what differs,
@@ -319,12 +326,11 @@ class ScriptedMouse:
 
             return steps + [adjust]
         if isinstance(a, AcceptTrade | RejectTrade):
-            name = "accept" if isinstance(a, AcceptTrade) else "reject"
-            return [dialog_button(dialogs.TradeAnswerDialog, name)]
+            return [panel_button("accept" if isinstance(a, AcceptTrade) else "reject")]
         if isinstance(a, ConfirmTrade):
-            return [dialog_button(dialogs.TradeOffererDialog, f"confirm{a.seat}")]
+            return [panel_button(f"confirm{a.seat}")]
         if isinstance(a, CancelTrade):
-            return [dialog_button(dialogs.TradeOffererDialog, "cancel")]
+            return [panel_button("withdraw")]
         if isinstance(a, TokenForcedTrade | TokenRobberHome | DiscardKnight):
             name = {TokenForcedTrade: "forced", TokenRobberHome: "robber_home",
                     DiscardKnight: "discard_knight"}[type(a)]
