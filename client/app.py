@@ -10,13 +10,18 @@ uses, the network client and the scene stack. :meth:`App.step` is one frame:
 4. update every scene, draw them, draw the connection banner and the error
    toasts over them, flip.
 
-Tests drive :meth:`step` frame by frame (with the dummy video driver and
-posted events); :meth:`run` is the same at 60 frames a second.
+A frame is drawn only when something changed: news from the network, input,
+a scene change, or a scene asking for it (an animation runs, a caret blinks,
+the turn timer ticks; :meth:`client.scene.Scene.next_frame`), and at least
+every :data:`IDLE_FRAME` seconds. :meth:`run` steps at most 60 times a second
+and sleeps in between, so an idle window costs next to nothing. Tests drive
+:meth:`step` frame by frame (with the dummy video driver and posted events).
 """
 
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -37,6 +42,8 @@ Message = dict[str, Any]
 
 DEFAULT_SIZE = (1280, 800)
 FPS = 60
+IDLE_FRAME = 1.0
+"""Seconds between frames when nothing asks for one (a safety net, not a need)."""
 TOAST_SECONDS = 5.0
 MAX_TOASTS = 4
 INFO_CODES = frozenset({"acted_for_you", "not_your_turn"})
@@ -133,6 +140,8 @@ class App:
         self._errors_seen = 0
         self._last_connection = self.model.connection
         self._auto_create = dict(create) if create is not None else None
+        self._draw_at = 0.0  # time.monotonic() when the next frame is due (0: now)
+        self.frames_drawn = 0
         self._table_factory = table_scene
         self.ctx = Context(model=self.model, tr=Translator(self.fonts.lang), font=self.fonts.get,
                            send=self.send, quit=self.quit,
@@ -216,19 +225,45 @@ class App:
             self.close()
         return 0
 
-    def step(self, dt: float) -> None:
-        """One frame."""
+    def step(self, dt: float) -> bool:
+        """One frame: news, input and updates always; drawing only when something
+        changed or a scene asks for it. Returns whether it drew."""
+        changed = False
         if self.net is not None:
             for msg in self.net.poll():
                 self.model.apply(msg)
+                changed = True
+        toasts = len(self.toasts)
         self._notice_changes(dt)
+        changed |= len(self.toasts) != toasts
         self._auto()
+        base = self.ctx.stack.scenes[:1]
         self._transition()
+        changed |= self.ctx.stack.scenes[:1] != base
         for event in pygame.event.get():
             self._event(event)
+            changed = True
+        scenes = list(self.ctx.stack.scenes)
         self.ctx.stack.update(dt)
+        changed |= self.ctx.stack.scenes != scenes  # a dialog opened or closed itself
+        now = time.monotonic()
+        if not changed and now < self._draw_at:
+            return False
         self.draw(self.screen)
         pygame.display.flip()
+        self.frames_drawn += 1
+        wait = self.next_frame()
+        self._draw_at = now + (IDLE_FRAME if wait is None else min(wait, IDLE_FRAME))
+        return True
+
+    def next_frame(self) -> float | None:
+        """Seconds until the window looks different by itself (None: it does not)."""
+        waits = [w for w in (self.ctx.stack.next_frame(),) if w is not None]
+        for t in self.toasts:  # a toast fades out in its last 0.4 s
+            waits.append(max(0.0, t.left - 0.4))
+        if self.banner_ok > 0:
+            waits.append(self.banner_ok)
+        return min(waits) if waits else None
 
     def close(self) -> None:
         if self.net is not None:

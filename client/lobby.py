@@ -289,6 +289,11 @@ class LobbyScene(Scene):
                 return True
         return used
 
+    def next_frame(self) -> float | None:
+        """A focused field's caret blinks (servers found on the LAN and the table
+        list come in between, at the App's idle pace or as news)."""
+        return 0.5 if any(w.focused for w in self.inputs) else None
+
     def _tab(self, step: int) -> None:
         if self.mode != "offline":
             return
@@ -750,6 +755,9 @@ class CreateTableDialog(Scene):
         self.create_button.rect = pygame.Rect(inner.right - 150, inner.bottom - 42, 150, 42)
         self.cancel_button.rect = pygame.Rect(inner.right - 310, inner.bottom - 42, 150, 42)
         self.note_pos = (x + label_w, y + 40 * 4 + 8)
+
+    def next_frame(self) -> float | None:
+        return 0.5 if self.name_input.focused else None
 
     def _widgets(self) -> list[Any]:
         return [self.name_input, self.players_stepper, self.vp_stepper, self.timer_selector,

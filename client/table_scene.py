@@ -227,6 +227,21 @@ class TableScene(Scene):
     def enter(self) -> None:
         self._derived_key = None
 
+    def next_frame(self) -> float | None:
+        """Animations need every frame; lit spots pulse (30 frames a second), the
+        chat caret blinks, the turn timer counts down by the second."""
+        if self.animating:
+            return 0.0
+        waits = []
+        if self.highlights is not None:
+            waits.append(1 / 30)
+        if self.chat.focused:
+            waits.append(0.5)
+        left = self.ctx.model.time_left()
+        if left is not None:
+            waits.append((left % 1.0) or 1.0)
+        return min(waits) if waits else None
+
     def toast_area(self) -> pygame.Rect:
         """Notices go over the island, never over the player panels."""
         return self.rects["left"]

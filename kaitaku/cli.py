@@ -107,13 +107,16 @@ def _bench_client(args: argparse.Namespace) -> int:
     import inspect
     import json
 
-    from client.bench import frame_bench
+    from client.bench import frame_bench, idle_bench
 
     wanted = {"frames": args.frames, "lang": args.lang, "size": (args.width, args.height),
               "seed": args.seed}
     params = inspect.signature(frame_bench).parameters
     kwargs = {k: v for k, v in wanted.items() if k in params and v is not None}
     result = frame_bench(**kwargs)
+    if args.idle > 0:
+        result.update(idle_bench(args.idle, **{k: v for k, v in kwargs.items()
+                                                if k in ("lang", "seed")}))
     if args.json:
         print(json.dumps(result))
     else:
@@ -293,6 +296,9 @@ def build_parser() -> argparse.ArgumentParser:
     bcli.add_argument("--width", type=int, default=1280)
     bcli.add_argument("--height", type=int, default=800)
     bcli.add_argument("--seed", type=int, default=None)
+    bcli.add_argument("--idle", type=float, default=5.0, metavar="SECONDS",
+                      help="also measure the CPU share of an idle window for SECONDS at "
+                           "the table and in the lobby (default 5; 0: skip)")
     bcli.add_argument("--json", action="store_true", help="print one JSON object")
     bcli.set_defaults(func=_bench_client)
 

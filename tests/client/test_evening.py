@@ -51,3 +51,68 @@ async def test_view_board_then_leave_goes_back_to_the_lobby(server: Server) -> N
                      and app.model.table is None)
 
     await play_client_game(server, players=4, vp_target=3, seed=5, timeout=60, after=after)
+
+
+class FakeNet:
+    """Stands in for NetClient: what ``poll`` returns is up to the test."""
+
+    def __init__(self, *args: object) -> None:
+        self.inbox: list[dict[str, object]] = []
+        self.sent: list[dict[str, object]] = []
+
+    def start(self) -> None:
+        pass
+
+    def poll(self) -> list[dict[str, object]]:
+        out, self.inbox = self.inbox, []
+        return out
+
+    def send(self, msg: dict[str, object]) -> None:
+        self.sent.append(msg)
+
+    def close(self) -> None:
+        pass
+
+
+def test_an_idle_window_draws_nothing_until_something_changes() -> None:
+    """Each idle window burnt 30-50% of a core redrawing at 60 frames a second; now
+    a frame is drawn on news, input or a running animation only."""
+    from client.canned import canned_model
+
+    net = FakeNet()
+    app = App(connect="127.0.0.1:1", discover=False, net_factory=lambda *a: net)
+    try:
+        canned = canned_model(0)
+        for name, value in vars(canned).items():
+            setattr(app.model, name, value)
+        for _ in range(5):
+            app.step(1 / 60)
+        assert isinstance(app.ctx.stack.top, TableScene)
+        drawn = app.frames_drawn
+        for _ in range(100):  # well under a second: nothing asks for a frame
+            assert not app.step(1 / 60)
+        assert app.frames_drawn == drawn
+        # news: one frame
+        net.inbox.append({"type": "chat", "table": app.model.table, "seat": 1, "name": "Ben",
+                          "text": "hello"})
+        assert app.step(1 / 60)
+        assert not app.step(1 / 60)
+        # input: one frame
+        pygame.event.post(pygame.event.Event(pygame.MOUSEMOTION, pos=(300, 300), rel=(0, 0),
+                                             buttons=(0, 0, 0)))
+        assert app.step(1 / 60)
+        assert not app.step(1 / 60)
+        # an animation: every frame until it ends
+        scene = app.ctx.stack.top
+        version = app.model.version + 1
+        net.inbox.append({"type": "events", "version": version,
+                          "events": [{"type": "dice_rolled", "seat": 1, "dice": [3, 4]}]})
+        assert app.step(1 / 60)
+        assert scene.dice_anim > 0
+        assert all(app.step(1 / 60) for _ in range(10))
+        while scene.animating:
+            app.step(0.1)
+        app.step(1 / 60)
+        assert not app.step(1 / 60)
+    finally:
+        app.close()
