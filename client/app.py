@@ -117,15 +117,19 @@ def error_text(tr: Translator, code: str, message: str) -> str:
 
 class App:
     """The Kaitaku window. ``connect``: "host:port" to connect to at once;
-    ``create``: a ``create_table`` message's fields to send once online (``kaitaku
-    play``); ``discover``: browse the LAN for servers."""
+    ``create``: a ``create_table`` message's fields to send once online;
+    ``discover``: browse the LAN for servers; ``play``: ``kaitaku play``'s hooks
+    (:class:`kaitaku.play.PlayHooks`: the game it keeps, the new game's table) —
+    the window then offers to continue the kept game, keeps the game when it is
+    left or closed, and offers to play again."""
 
     def __init__(self, *, connect: str | None = None, name: str | None = None,
                  lang: str = "en", size: tuple[int, int] = DEFAULT_SIZE,
                  create: dict[str, Any] | None = None, discover: bool = True,
                  net_factory: Callable[..., NetClient] | None = None,
                  fonts: Fonts | None = None,
-                 table_scene: Callable[[Context], Scene] | None = None) -> None:
+                 table_scene: Callable[[Context], Scene] | None = None,
+                 play: Any = None) -> None:
         self.screen = open_window(size)
         pygame.font.init()
         pygame.key.set_repeat(400, 35)
@@ -133,7 +137,12 @@ class App:
         self.fonts.set_lang(lang)
         self.model = ClientModel()
         self.net: NetClient | None = None
-        self.net_factory = net_factory if net_factory is not None else reclaiming_net
+        self.play = play
+        self._reclaim = False  # the next NetClient presents the kept seat's token
+        self.offer: dict[str, Any] | None = None  # the kept game ``play`` offers to continue
+        if net_factory is None:
+            net_factory = self._play_net if play is not None else reclaiming_net
+        self.net_factory = net_factory
         self.running = True
         self.toasts: list[Toast] = []
         self.banner_ok = 0.0  # seconds left showing "reconnected"
@@ -160,7 +169,14 @@ class App:
                                 on_connect=self.connect, on_disconnect=self.disconnect,
                                 on_lang=self.set_lang,
                                 servers=self.browser.servers if self.browser else None,
-                                discovery_note=note)
+                                discovery_note=note,
+                                play=self if play is not None else None)
+        if play is not None:
+            self.offer = play.last_game()
+            if self.offer is None:
+                self._auto_create = play.new_game(self.ctx.tr.lang)
+            if play.storage_error:
+                self.toast(self.ctx.tr("play.not_kept", detail=play.storage_error), info=True)
         self.ctx.stack.replace(self.lobby)
         if self.fonts.notice:
             self.toast(self.fonts.notice, info=True)
@@ -207,6 +223,62 @@ class App:
 
     def quit(self) -> None:
         self.running = False
+
+    # -- kaitaku play: the kept game -------------------------------------------------
+
+    def _play_net(self, host: str, port: int, name: str) -> NetClient:
+        reclaim, self._reclaim = self._reclaim, False
+        return NetClient(host, port, name, state=self.play.state, state_key=self.play.key,
+                         reclaim=reclaim)
+
+    def _reconnect(self) -> None:
+        net = self.net
+        if net is not None:
+            self.connect(net.host, net.port, net.name)
+
+    def continue_game(self) -> None:
+        """Take the kept game's seat again (``kaitaku play``)."""
+        if self.play is None or self.offer is None:
+            return
+        self._reclaim = True
+        self._reconnect()
+
+    def new_game(self) -> None:
+        """Start a new game against the bots (``kaitaku play``); the kept one is given up."""
+        if self.play is None:
+            return
+        self.play.forget_last()
+        self.offer = None
+        self._auto_create = self.play.new_game(self.ctx.tr.lang)
+        if self.model.table is not None:  # a finished game: a fresh session for the new one
+            self._reconnect()
+
+    def playing(self) -> bool:
+        """In a running game with a seat (leaving or closing would cost something)."""
+        m = self.model
+        return (m.table is not None and m.seat is not None and m.game_over is None
+                and m.table_status == "playing")
+
+    def leave_table(self) -> None:
+        """Leave the table. ``kaitaku play`` keeps a running game instead of giving it
+        up: the window goes back to the lobby, which offers to continue it."""
+        if self.play is not None and self.playing():
+            self._reconnect()  # the seat stays ours: its token is kept
+            self.offer = self.play.last_game()
+            return
+        self.send({"type": "leave"})
+
+    def request_quit(self) -> None:
+        """The window's close button: in a running game, ask first (a second
+        close quits)."""
+        scenes = self.ctx.stack.scenes
+        asking = any(getattr(s, "kind", None) == "quit" for s in scenes)
+        base = scenes[0] if scenes else None
+        ask = getattr(base, "ask_quit", None)
+        if asking or not self.playing() or ask is None:
+            self.running = False
+            return
+        ask(saved=self.play is not None)
 
     def toast(self, text: str, info: bool = False) -> None:
         self.toasts.append(Toast(text, info))
@@ -322,7 +394,7 @@ class App:
 
     def _event(self, event: pygame.event.Event) -> None:
         if event.type == pygame.QUIT:
-            self.running = False
+            self.request_quit()
             return
         if event.type in (pygame.VIDEORESIZE, pygame.WINDOWSIZECHANGED):
             surface = pygame.display.get_surface()

@@ -914,15 +914,26 @@ class GameOverDialog(Dialog):
 
     def build(self) -> None:
         self.buttons["board"] = TButton("board", self.tr("table.dlg.view_board"), self.close)
+        app = self.ctx.options.get("app")
+        self._again = getattr(app, "play", None) is not None
+        if self._again:  # kaitaku play: the same bots again
+            self.buttons["again"] = TButton("again", self.tr("table.dlg.play_again"),
+                                            self._play_again, primary=True)
         self.buttons["lobby"] = TButton("lobby", self.tr("table.dlg.to_lobby"), self._leave,
-                                        primary=True)
+                                        primary=not self._again)
 
     def place(self, body: pygame.Rect) -> None:
-        self.footer(["board", "lobby"])
+        self.footer(["board", "lobby", "again"] if self._again else ["board", "lobby"])
 
     def _leave(self) -> None:
         self.ctx.send({"type": "leave"})
         self.close()
+
+    def _play_again(self) -> None:
+        app = self.ctx.options.get("app")
+        self.close()
+        if app is not None:
+            app.new_game()
 
     def vp_cards(self) -> list[int]:
         for ev in reversed(self.model.events):
@@ -984,12 +995,45 @@ class ConfirmLeaveDialog(Dialog):
         self.footer(["stay", "leave"])
 
     def _leave(self) -> None:
-        self.ctx.send({"type": "leave"})
+        app = self.ctx.options.get("app")
         self.close()
+        if app is not None:
+            app.leave_table()  # kaitaku play keeps a running game
+        else:
+            self.ctx.send({"type": "leave"})
 
     def draw_body(self, surface: pygame.Surface, body: pygame.Rect) -> None:
         playing = self.model.table_status == "playing" and self.model.seat is not None
-        text = self.tr("table.dlg.leave_playing" if playing else "table.dlg.leave_text")
+        kept = getattr(self.ctx.options.get("app"), "play", None) is not None
+        text = self.tr(("table.dlg.leave_kept" if kept else "table.dlg.leave_playing")
+                       if playing else "table.dlg.leave_text")
         for i, line in enumerate(self.ui.text.wrap(text, 13, body.w)[:3]):
             self.ui.text.draw(surface, line, (body.x, body.y + i * self.ui.px(18)), 13, INK)
 
+
+
+class ConfirmQuitDialog(Dialog):
+    """Quit in the middle of a game? (The window's close button; a second close quits.)"""
+
+    kind = "quit"
+    width, height = 480, 200
+
+    def __init__(self, ctx: Context, ui: TableUI, saved: bool = False) -> None:
+        self.saved = saved
+        super().__init__(ctx, ui)
+
+    def title(self) -> str:
+        return self.tr("table.dlg.quit")
+
+    def build(self) -> None:
+        self.buttons["stay"] = TButton("stay", self.tr("table.dlg.keep_playing"), self.close)
+        self.buttons["quit"] = TButton("quit", self.tr("table.dlg.quit_ok"), self.ctx.quit,
+                                       primary=True)
+
+    def place(self, body: pygame.Rect) -> None:
+        self.footer(["stay", "quit"])
+
+    def draw_body(self, surface: pygame.Surface, body: pygame.Rect) -> None:
+        text = self.tr("table.dlg.quit_kept" if self.saved else "table.dlg.quit_text")
+        for i, line in enumerate(self.ui.text.wrap(text, 13, body.w)[:4]):
+            self.ui.text.draw(surface, line, (body.x, body.y + i * self.ui.px(18)), 13, INK)

@@ -825,6 +825,10 @@ class TableScene(Scene):
             return
         self._open(dialogs.ConfirmLeaveDialog(self.ctx, self.ui))
 
+    def ask_quit(self, saved: bool = False) -> None:
+        """The window's close button in a running game: ask first."""
+        self._open(dialogs.ConfirmQuitDialog(self.ctx, self.ui, saved=saved))
+
     def _play_card(self, card: int) -> None:
         kind = _PLAY_ACTIONS.get(card)
         if kind is None:
@@ -865,6 +869,9 @@ class TableScene(Scene):
             return True
         if event.key == pygame.K_ESCAPE and self.trade_panel.visible:
             return self.trade_panel.escape()
+        if event.key == pygame.K_ESCAPE and self.ctx.model.table is not None:
+            self._leave()  # nothing else to cancel: leave the table? (asks first)
+            return True
         if event.key == pygame.K_F2:  # switch 日本語 / English (everything relabels)
             app = self.ctx.options.get("app")
             if app is not None:
@@ -1261,8 +1268,8 @@ class TableScene(Scene):
         out: list[tuple[str, Color | None, str]] = []
         for msg in list(chat)[-60:]:
             seat = msg.get("seat")
-            name = str(msg.get("name") or (self.ui.seat_name(seat) if seat is not None
-                                           else self.ctx.tr("table.spectator")))
+            name = (self.ui.seat_name(seat) if isinstance(seat, int)
+                    else str(msg.get("name") or self.ctx.tr("table.spectator")))
             col = owner_color(seat, self._players()) if isinstance(seat, int) else None
             text = f"{name}: {msg.get('text', '')}"
             for i, part in enumerate(self.ui.text.wrap(text, 12, width)):

@@ -129,3 +129,15 @@ def test_catalogs_have_the_same_keys() -> None:
     assert set(en) == set(ja)
     for key in en:  # the same placeholders on both sides
         assert set(re.findall(r"{(\w+)}", en[key])) == set(re.findall(r"{(\w+)}", ja[key])), key
+
+
+def test_built_in_bots_are_named_by_their_level() -> None:
+    from client.describe import player_name
+    from client.i18n import Translator
+
+    en, ja = Translator("en"), Translator("ja")
+    assert player_name("heuristic-bot 2", "bot", en) == "Bot 2 (Normal)"
+    assert player_name("search-bot 4", "bot", ja) == "ボット4（強い）"
+    assert player_name("greedy-bot", "bot", ja) == "ボット（弱い）"
+    assert player_name("greedy-bot 2", "human", en) == "greedy-bot 2"  # a person's name
+    assert player_name("mybot", "bot", en) == "mybot"  # somebody's own bot
