@@ -31,7 +31,7 @@ import pygame
 from .discovery import Browser
 from .fonts import Fonts
 from .i18n import Translator
-from .lobby import LobbyScene
+from .lobby import LAN_OFF, LobbyScene
 from .model import OFFLINE, ONLINE, RECONNECTING, ClientModel
 from .net import NetClient, parse_address
 from .scene import Context, Scene
@@ -164,7 +164,7 @@ class App:
             if not self.browser.start():
                 note = self.browser.error
         else:
-            note = self.ctx.tr("lobby.lan.off")
+            note = LAN_OFF
         self.lobby = LobbyScene(self.ctx, name=name or default_name(), address=connect or "",
                                 on_connect=self.connect, on_disconnect=self.disconnect,
                                 on_lang=self.set_lang,
@@ -473,7 +473,7 @@ class App:
             lines = wrap(font, t.text, inner)
             if len(lines) > 3:
                 lines = lines[:3]
-                lines[2] = fit_text(font, lines[2] + "…", inner)
+                lines[2] = fit_text(font, lines[2] + "...", inner)
             tw = min(area.w - 24, max(font.size(line)[0] for line in lines) + 40)
             rect = pygame.Rect(0, 0, tw, 16 + line_h * len(lines))
             rect.midtop = (area.centerx, y)

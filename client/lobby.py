@@ -49,6 +49,8 @@ TIMER_CHOICES = (0, 15, 30, 45, 60, 90, 120, 180, 300)
 REFRESH_EVERY = 3.0
 """Seconds between table-list refreshes while the lobby is shown."""
 LANGUAGES = (("ja", "日本語"), ("en", "English"))
+LAN_OFF = "off"
+"""``discovery_note`` for discovery turned off by the user (``--no-discovery``)."""
 
 
 def bot_kinds() -> list[str]:
@@ -532,8 +534,12 @@ class LobbyScene(Scene):
         tr, font = self.ctx.tr, self.ctx.font
         inner = draw_panel(surface, self.lan_panel, font(22, True), tr("lobby.lan.title"))
         if not self.server_list.items:
-            note = (tr("lobby.lan.unavailable", reason=self.discovery_note)
-                    if self.discovery_note else tr("lobby.lan.searching"))
+            if self.discovery_note == LAN_OFF:
+                note = tr("lobby.lan.off")
+            elif self.discovery_note:
+                note = tr("lobby.lan.unavailable", reason=self.discovery_note)
+            else:
+                note = tr("lobby.lan.searching")
             y = inner.y
             for line in _wrap_lines(font(15), note, inner.w, 6):
                 draw_text(surface, font(15), line, (inner.x, y), TEXT_DIM)
@@ -909,7 +915,7 @@ def _wrap_lines(font: pygame.font.Font, text: str, width: int, most: int) -> lis
     lines = wrap(font, text, max(20, width))
     if len(lines) > most:
         lines = lines[:most]
-        lines[-1] = fit_text(font, lines[-1] + "…", width)
+        lines[-1] = fit_text(font, lines[-1] + "...", width)
     return lines
 
 

@@ -430,10 +430,11 @@ class TableScene(Scene):
                     m.connection),
             "players": (repr(view["seats"]), view.get("current"), tuple(view.get("to_act", ())),
                         view.get("phase"), view.get("longest_road"), view.get("largest_army"),
-                        you.get("vp_total"), repr(m.table_seats), m.seat),
+                        you.get("vp_total"), repr(m.table_seats), m.seat,
+                        repr((m.game_over or {}).get("scores"))),
             "histogram": (tuple(m.dice), tuple(view.get("last_roll") or ())),
             "log": (len(events), id(events[-1]) if events else 0, self.log_scroll,
-                    id(m.table_seats), len(self.trade_panel.notes)),
+                    id(m.table_seats), len(self.trade_panel.notes), bool(self.dice_anim)),
             "chat": (len(chat), id(chat[-1]) if chat else 0, self.chat_scroll,
                      id(m.table_seats)),
             "bottom": (repr(you), tuple(sorted({type(a).__name__ for a in m.legal})), m.seat),
@@ -671,7 +672,8 @@ class TableScene(Scene):
         b["city"].enabled = main and BuildCity in types
         b["buy"].enabled = BuyDevCard in types
         you = view.get("you") if view else None
-        b["cards"].enabled = bool(you) and (any(you["dev_cards"]) if you else False)
+        b["cards"].enabled = any(self._playable(card, view) for card in _PLAY_ACTIONS) \
+            if view is not None else False
         b["trade"].enabled = not pending and may_offer(self.ctx.model)
         b["bank"].enabled = MaritimeTrade in types
         b["tokens"].enabled = bool(types & {TokenForcedTrade, TokenRobberHome, DiscardKnight})
@@ -1122,15 +1124,18 @@ class TableScene(Scene):
         if view is None:
             return
         seat = view["seats"][q]
-        # victory points
+        # victory points (at the end: the final scores, hidden points included)
         vp = seat["vp"]
+        scores = (m.game_over or {}).get("scores") or []
+        if q < len(scores) and isinstance(scores[q], int):
+            vp = scores[q]
         vp_img = t.render(str(vp), 24, INK, True)
         vx = rect.right - px(12) - vp_img.get_width()
         surface.blit(vp_img, (vx, rect.y + px(4)))
         t.draw(surface, self.ctx.tr("table.vp"), (rect.right - px(12), rect.y + px(34)), 10,
                INK_SOFT, True, "topright")
         you = view.get("you")
-        if q == m.seat and you is not None and you["vp_total"] != vp:
+        if q == m.seat and you is not None and you["vp_total"] != vp and not scores:
             t.draw(surface, f"({you['vp_total']})", (vx - px(4), rect.y + px(12)), 13,
                    (150, 110, 20), True, "topright")
         # stats
@@ -1207,8 +1212,9 @@ class TableScene(Scene):
         events = m.events
         last = events[-1] if events else None
         notes = self.trade_panel.notes
+        tumbling = bool(self.dice_anim)
         key = (len(events), id(last), m.changes if not events else 0, len(m.table_seats),
-               len(notes), id(notes[-1]) if notes else 0)
+               len(notes), id(notes[-1]) if notes else 0, tumbling)
         if key == self._log_key:
             return
         self._log_key = key
@@ -1217,7 +1223,13 @@ class TableScene(Scene):
         width = self.rects["log"].w - self.ui.px(34)
         cache = self._log_cache
         fresh: dict[int, tuple[object, list[tuple[str, Color | None]]]] = {}
-        for ev in list(events)[-120:]:
+        shown = list(events)[-120:]
+        if tumbling:  # the roll (and what it brought) shows once the dice settle
+            for i in range(len(shown) - 1, -1, -1):
+                if shown[i].get("type") == "dice_rolled":
+                    del shown[i:]
+                    break
+        for ev in shown:
             hit = cache.get(id(ev))
             if hit is not None and hit[0] is ev:
                 ev_lines = hit[1]

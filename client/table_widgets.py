@@ -292,10 +292,10 @@ class TextInput:
                 self.text = ""
                 if text:
                     self.on_submit(text)
-                else:
-                    self.focus(False)
+                self.focus(False)  # the keys typed next are the table's again (R, E, 1-3)
                 return True
             if event.key == pygame.K_ESCAPE:
+                self.text = ""  # Esc gives up the draft
                 self.focus(False)
                 return True
             if event.key == pygame.K_BACKSPACE:

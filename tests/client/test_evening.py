@@ -116,3 +116,117 @@ def test_an_idle_window_draws_nothing_until_something_changes() -> None:
         assert not app.step(1 / 60)
     finally:
         app.close()
+
+
+def table_app(lang: str = "en") -> tuple[App, FakeNet]:
+    """The real App at the canned table, its network a FakeNet."""
+    from client.canned import canned_model
+
+    net = FakeNet()
+    app = App(connect="127.0.0.1:1", discover=False, net_factory=lambda *a: net, lang=lang)
+    canned = canned_model(0, lang=lang)
+    for name, value in vars(canned).items():
+        setattr(app.model, name, value)
+    for _ in range(3):
+        app.step(1 / 60)
+    assert isinstance(app.ctx.stack.scenes[0], TableScene)
+    return app, net
+
+
+def key(k: int, text: str = "") -> None:
+    pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=k, mod=0, unicode=text))
+
+
+def test_japanese_toasts_say_the_error_in_japanese() -> None:
+    app, net = table_app("ja")
+    try:
+        assert app.fonts.lang == "ja"
+        net.inbox += [{"type": "result", "seq": 1, "ok": False, "code": "cannot_afford",
+                       "message": "not enough resources for a city"},
+                      {"type": "error", "code": "bad_settings", "message": "bots must be x"},
+                      {"type": "result", "seq": 2, "ok": False, "code": "brand_new_code",
+                       "message": "an English reason"}]
+        app.step(1 / 60)
+        texts = [t.text for t in app.toasts]
+        assert texts[0] == app.ctx.tr("error.cannot_afford")
+        assert not any("resources" in t or "bots must" in t or "English" in t for t in texts)
+    finally:
+        app.close()
+
+
+def test_chat_forgets_its_draft_on_esc_and_lets_go_after_sending() -> None:
+    app, net = table_app()
+    try:
+        scene = app.ctx.stack.scenes[0]
+        assert isinstance(scene, TableScene)
+        key(pygame.K_RETURN)
+        app.step(1 / 60)
+        assert scene.chat.focused
+        pygame.event.post(pygame.event.Event(pygame.TEXTINPUT, text="half a thought"))
+        key(pygame.K_ESCAPE)
+        app.step(1 / 60)
+        assert not scene.chat.focused and scene.chat.text == ""
+        key(pygame.K_RETURN)
+        pygame.event.post(pygame.event.Event(pygame.TEXTINPUT, text="gg"))
+        key(pygame.K_RETURN)
+        app.step(1 / 60)
+        assert {"type": "chat", "text": "gg"} in net.sent
+        assert not scene.chat.focused  # the next keys are the table's (R rolls, E ends)
+        pygame.event.post(pygame.event.Event(pygame.TEXTINPUT, text="r"))
+        app.step(1 / 60)
+        assert scene.chat.text == ""
+    finally:
+        app.close()
+
+
+def test_play_card_is_lit_only_when_a_card_can_be_played() -> None:
+    app, net = table_app()
+    try:
+        scene = app.ctx.stack.scenes[0]
+        assert isinstance(scene, TableScene)
+        view = app.model.view
+        assert view is not None
+        playable = any(scene._playable(c, view) for c in range(4))
+        assert scene.buttons["cards"].enabled == playable
+        view["you"]["dev_playable"] = []  # cards in hand, none playable (bought this turn)
+        app.model.changes += 1
+        app.step(1 / 60)
+        assert any(view["you"]["dev_cards"]) and not scene.buttons["cards"].enabled
+    finally:
+        app.close()
+
+
+def test_at_game_over_the_panels_show_the_final_scores() -> None:
+    app, net = table_app()
+    try:
+        scene = app.ctx.stack.scenes[0]
+        assert isinstance(scene, TableScene)
+        net.inbox.append({"type": "game_over", "winner": 1, "scores": [7, 19, 6, 5]})
+        app.step(1 / 60)
+        over = app.ctx.stack.top
+        assert isinstance(over, dialogs.GameOverDialog)
+        click(over.buttons["board"].rect.center)
+        app.step(1 / 60)
+        assert "19" in scene.ui.text.seen  # the final score (hidden points too), not public
+    finally:
+        app.close()
+
+
+def test_the_log_shows_the_roll_once_the_dice_settle() -> None:
+    app, net = table_app()
+    try:
+        scene = app.ctx.stack.scenes[0]
+        assert isinstance(scene, TableScene)
+        net.inbox.append({"type": "events", "version": app.model.version + 1,
+                          "events": [{"type": "dice_rolled", "seat": 0, "dice": [6, 5]}]})
+        app.step(1 / 60)
+        assert scene.dice_anim > 0
+        rolled = app.ctx.tr("table.log.dice_rolled", name=scene.ui.seat_name(0), a=6, b=5,
+                            total=11)
+        assert not any(rolled in line for line, _ in scene._log_lines)
+        while scene.dice_anim:
+            app.step(0.1)
+        app.step(1 / 60)
+        assert any(rolled in line for line, _ in scene._log_lines)
+    finally:
+        app.close()
