@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -48,7 +49,7 @@ from protocol.rules import (
 
 from . import dialogs
 from .board_view import BoardView, Highlights, LastMove, last_move, owner_color
-from .describe import describe
+from .describe import cards_text, describe
 from .intents import may_offer
 from .model import OFFLINE, ONLINE, RECONNECTING
 from .scene import Context, Scene
@@ -95,6 +96,8 @@ PIECE_SECONDS = 0.25
 """How long a new road, settlement or city takes to appear."""
 GAIN_SECONDS = 1.2
 """How long a hand card shows the cards just gained."""
+LOG_RETURN_SECONDS = 20.0
+"""The log scrolled up goes back to its newest line after this long without scrolling."""
 CATCH_UP = 24
 """More new events than this at once are a catch-up (after a reconnect), not news."""
 QUIET_SECONDS = 1.0
@@ -130,6 +133,9 @@ class TableScene(Scene):
         self.hover: tuple[int, int] | None = None
         self.pulse = 0.0
         self.log_scroll = 0
+        self.log_new = 0  # lines that came in while the log was scrolled up
+        self._log_scrolled_at = 0.0
+        self.log_cue = pygame.Rect(0, 0, 0, 0)  # "n new ▼": back to the newest line
         self.chat_scroll = 0
         self.chat = TextInput(self._send_chat)
         self._over_shown = False
@@ -248,6 +254,8 @@ class TableScene(Scene):
 
     def update(self, dt: float) -> None:
         self.pulse = (self.pulse + dt * 0.8) % 1.0
+        if self.log_scroll and time.monotonic() - self._log_scrolled_at > LOG_RETURN_SECONDS:
+            self.log_scroll = self.log_new = 0  # back to the newest line by itself
         self._derive()
         self._auto_dialogs()
         self.trade_panel.update()
@@ -376,6 +384,9 @@ class TableScene(Scene):
         for btn in self.buttons.values():
             if btn.handle(event):
                 return True
+        if self.log_cue.collidepoint(event.pos) and not self.trade_panel.visible:
+            self.log_scroll = self.log_new = 0
+            return True
         for owner, rect in self.neutral_rects.items():
             if rect.collidepoint(event.pos):
                 self.neutral = owner
@@ -413,6 +424,7 @@ class TableScene(Scene):
         self._draw_banner(surface)
         self._draw_timer(surface)
         self._draw_hand_hover(surface, view)
+        self._draw_reason(surface)
         for btn in self.buttons.values():
             btn.draw(surface, self.ui, 17 if btn.primary else 13)
         self.chat.draw(surface, self.ui, self.ctx.tr("table.chat_placeholder"))
@@ -433,7 +445,7 @@ class TableScene(Scene):
                         you.get("vp_total"), repr(m.table_seats), m.seat,
                         repr((m.game_over or {}).get("scores"))),
             "histogram": (tuple(m.dice), tuple(view.get("last_roll") or ())),
-            "log": (len(events), id(events[-1]) if events else 0, self.log_scroll,
+            "log": (len(events), id(events[-1]) if events else 0, self.log_scroll, self.log_new,
                     id(m.table_seats), len(self.trade_panel.notes), bool(self.dice_anim)),
             "chat": (len(chat), id(chat[-1]) if chat else 0, self.chat_scroll,
                      id(m.table_seats)),
@@ -528,7 +540,7 @@ class TableScene(Scene):
         r["histogram"] = pygame.Rect(x0, y, inner, px(92))
         y = r["histogram"].bottom + px(8)
         rest = h - pad - y
-        chat_h = max(px(120), round(rest * 0.45))
+        chat_h = max(px(110), round(rest * 0.36))
         r["log"] = pygame.Rect(x0, y, inner, rest - chat_h - px(8))
         r["chat"] = pygame.Rect(x0, r["log"].bottom + px(8), inner, chat_h)
         self.chat.rect = pygame.Rect(r["chat"].x + px(8), r["chat"].bottom - px(36),
@@ -541,12 +553,17 @@ class TableScene(Scene):
         row_b = pygame.Rect(b.x + pad, row_a.bottom + px(8), b.w - 2 * pad,
                             b.bottom - row_a.bottom - px(8) - pad)
         r["hand"] = row_a
+        gap = px(6)
+        # ten cards, then Roll and End turn; the cards narrow before a button covers one
         big_w = min(px(150), round(row_a.w * 0.17))
+        card_w = px(50)
+        need = 10 * (card_w + gap) + px(18) + 2 * big_w + pad
+        if need > row_a.w:
+            big_w = max(px(84), big_w - (need - row_a.w) // 2)
+            card_w = max(px(30), (row_a.w - px(18) - 2 * big_w - pad) // 10 - gap)
         self.buttons["end"].rect = pygame.Rect(row_a.right - big_w, row_a.y + px(8), big_w,
                                                row_a.h - px(16))
         self.buttons["roll"].rect = self.buttons["end"].rect.move(-big_w - pad, 0)
-        card_w = px(50)
-        gap = px(6)
         self.hand_rects = {}
         self.dev_rects = {}
         cx = row_a.x + px(4)
@@ -671,7 +688,6 @@ class TableScene(Scene):
         b["settlement"].enabled = main and BuildSettlement in types
         b["city"].enabled = main and BuildCity in types
         b["buy"].enabled = BuyDevCard in types
-        you = view.get("you") if view else None
         b["cards"].enabled = any(self._playable(card, view) for card in _PLAY_ACTIONS) \
             if view is not None else False
         b["trade"].enabled = not pending and may_offer(self.ctx.model)
@@ -679,9 +695,99 @@ class TableScene(Scene):
         b["tokens"].enabled = bool(types & {TokenForcedTrade, TokenRobberHome, DiscardKnight})
         for name in ("road", "settlement", "city"):
             b[name].active = self.mode == name
+        self._set_reasons(types, view, pending)
         for name, btn in b.items():
             if name != "leave":
                 btn.visible = seated and (name != "tokens" or self._players() == 2)
+
+    def _set_reasons(self, types: set[type[Action]], view: dict[str, Any] | None,
+                     pending: bool) -> None:
+        """Why each disabled button is disabled, in the player's words."""
+        tr = self.ctx.tr
+        m = self.ctx.model
+        b = self.buttons
+        for btn in b.values():
+            btn.reason = ""
+        if view is None or m.seat is None:
+            return
+        you = view.get("you") or {}
+        hand = list(you.get("hand") or [0] * 5)
+        phase = view.get("phase")
+        mine = view.get("current") == m.seat
+        if pending:
+            general = tr("table.why.sending")
+        elif m.game_over is not None or phase == "game_over":
+            general = tr("table.why.game_over")
+        elif not mine:
+            general = tr("table.why.not_your_turn", name=self.ui.seat_name(view.get("current")))
+        elif phase == "pre_roll":
+            general = tr("table.why.roll_first")
+        elif phase != "main":
+            general = tr("table.why.finish_first")
+        else:
+            general = ""
+        pieces = list(view["seats"][m.seat].get("pieces") or []) if view.get("seats") else []
+        costs = {"road": COSTS["road"], "settlement": COSTS["settlement"],
+                 "city": COSTS["city"], "buy": COSTS["dev"]}
+        for name, btn in b.items():
+            if btn.enabled or name == "leave":
+                continue
+            if general and (name != "end" or not mine):
+                btn.reason = general
+                continue
+            if name == "roll":
+                btn.reason = tr("table.why.rolled")
+            elif name == "end":
+                btn.reason = tr("table.why.finish_first")
+            elif name in costs:
+                cost = costs[name]
+                short = [max(0, c - h) for c, h in zip(cost, hand, strict=True)]
+                kind = {"road": 0, "settlement": 1, "city": 2}.get(name)  # ROADS, ...
+                if kind is not None and kind < len(pieces) and pieces[kind] == 0:
+                    btn.reason = tr("table.why.no_pieces")
+                elif any(short):
+                    btn.reason = tr("table.why.cannot_afford", cards=cards_text(tr, short))
+                elif name == "buy":
+                    btn.reason = tr("table.why.deck_empty")
+                else:
+                    btn.reason = tr("table.why.no_spot")
+            elif name == "cards":
+                cards = you.get("dev_cards") or [0] * 5
+                new = you.get("dev_new") or [0] * 5
+                if not any(cards[:4]):
+                    btn.reason = tr("table.why.no_cards")
+                elif view.get("dev_played"):
+                    btn.reason = tr("table.why.one_card")
+                elif all(n >= c for n, c in zip(new[:4], cards[:4], strict=True)):
+                    btn.reason = tr("table.why.bought_this_turn")
+                else:
+                    btn.reason = tr("table.why.no_card_now")
+            elif name == "trade":
+                strict = bool((view.get("settings") or {}).get("strict_phases"))
+                btn.reason = tr("table.why.trade_closed" if strict and view.get("built")
+                                else "table.why.no_cards_to_trade")
+            elif name == "bank":
+                ratios = you.get("ratios") or [4] * 5
+                btn.reason = tr("table.why.bank", n=min(ratios))
+            elif name == "tokens":
+                btn.reason = tr("table.why.no_token_action")
+
+    def _draw_reason(self, surface: pygame.Surface) -> None:
+        """The reason a disabled button under the mouse is disabled, above it."""
+        if self.hover is None or self.ctx.stack.top is not self:
+            return
+        for btn in self.buttons.values():
+            if btn.visible and not btn.enabled and btn.reason and \
+                    btn.rect.collidepoint(self.hover):
+                px = self.ui.px
+                text = self.ui.text.fit(btn.reason, 13, self.rects["left"].w - px(30))
+                img = self.ui.text.render(text, 13, (255, 255, 255), True)
+                tip = pygame.Rect(0, 0, img.get_width() + px(14), img.get_height() + px(8))
+                tip.midbottom = (btn.rect.centerx, btn.rect.y - px(6))
+                tip.clamp_ip(self.rects["left"])
+                pygame.draw.rect(surface, (20, 26, 34), tip, border_radius=px(5))
+                surface.blit(img, (tip.x + px(7), tip.y + px(4)))
+                return
 
     def _prompt(self, view: dict[str, Any] | None, legal: list[Action],
                 pending: bool) -> tuple[str, bool]:
@@ -893,6 +999,9 @@ class TableScene(Scene):
             return False
         if self.rects["log"].collidepoint(self.hover):
             self.log_scroll = max(0, self.log_scroll + dy)
+            self._log_scrolled_at = time.monotonic()
+            if self.log_scroll == 0:
+                self.log_new = 0
             return True
         if self.rects["chat"].collidepoint(self.hover):
             self.chat_scroll = max(0, self.chat_scroll + dy)
@@ -1229,6 +1338,7 @@ class TableScene(Scene):
                 if shown[i].get("type") == "dice_rolled":
                     del shown[i:]
                     break
+        added = 0
         for ev in shown:
             hit = cache.get(id(ev))
             if hit is not None and hit[0] is ev:
@@ -1239,12 +1349,19 @@ class TableScene(Scene):
                     col = owner_color(about, self._players()) if about is not None else None
                     for i, part in enumerate(self.ui.text.wrap(text, 12, width)):
                         ev_lines.append((part, col if i == 0 else None))
+            if hit is None or hit[0] is not ev:
+                added += len(ev_lines) if cache else 0  # news (not the first look)
             fresh[id(ev)] = (ev, ev_lines)
             lines.extend(ev_lines)
             for anchor, note in notes:
                 if anchor is ev:
                     lines.extend((part, None) for part in self.ui.text.wrap(note, 12, width))
         self._log_cache = fresh
+        if self.log_scroll > 0 and added > 0:  # scrolled up: the view stays where it is
+            self.log_scroll += added
+            self.log_new += added
+        elif self.log_scroll == 0:
+            self.log_new = 0
         self._log_lines = lines
 
     def _draw_log(self, surface: pygame.Surface) -> None:
@@ -1255,7 +1372,7 @@ class TableScene(Scene):
         panel(surface, r, PANEL_BG, CARD_EDGE, px(10), solid_shadow=TABLE_SHADOW)
         t.draw(surface, self.ctx.tr("table.log_title"), (r.x + px(10), r.y + px(5)), 12, INK_SOFT,
                True)
-        line_h = px(17)
+        line_h = px(16)
         area = pygame.Rect(r.x + px(8), r.y + px(24), r.w - px(16), r.h - px(30))
         shown, self.log_scroll = _last_rows(self._log_lines, self.log_scroll,
                                             max(1, area.h // line_h))
@@ -1267,6 +1384,17 @@ class TableScene(Scene):
                 pygame.draw.circle(surface, col, (area.x + px(6), y + line_h // 2), px(4))
             t.draw(surface, text, (area.x + px(16), y + line_h // 2), 12, INK, False, "midleft")
             y += line_h
+        self.log_cue = pygame.Rect(0, 0, 0, 0)
+        if self.log_scroll > 0:  # not at the newest line: say so, a click goes back
+            label = self.ctx.tr("table.log_new", n=self.log_new) if self.log_new \
+                else self.ctx.tr("table.log_newest")
+            img = t.render(label, 11, (255, 255, 255), True)
+            cue = pygame.Rect(0, 0, img.get_width() + px(14), img.get_height() + px(6))
+            cue.bottomright = (r.right - px(8), r.bottom - px(6))
+            pygame.draw.rect(surface, (40, 140, 200) if self.log_new else (110, 118, 130), cue,
+                             border_radius=cue.h // 2)
+            surface.blit(img, (cue.x + px(7), cue.y + px(3)))
+            self.log_cue = cue
 
     def _refresh_chat(self) -> None:
         m = self.ctx.model

@@ -128,6 +128,7 @@ class TButton(Clickable):
         self.hotkey = hotkey
         self.visible = True
         self.active = False  # a toggled mode (e.g. build road) is on
+        self.reason = ""  # why it is disabled (shown when the mouse is over it)
         self._sprite: pygame.Surface | None = None
         self._sprite_key: tuple[Any, ...] = ()
 

@@ -230,3 +230,61 @@ def test_the_log_shows_the_roll_once_the_dice_settle() -> None:
         assert any(rolled in line for line, _ in scene._log_lines)
     finally:
         app.close()
+
+
+def test_a_disabled_button_says_why_under_the_mouse() -> None:
+    app, net = table_app()
+    try:
+        scene = app.ctx.stack.scenes[0]
+        assert isinstance(scene, TableScene)
+        view = app.model.view
+        assert view is not None
+        view["you"]["hand"] = [0, 0, 0, 0, 0]  # nothing to pay with
+        view["you"]["dev_playable"] = []
+        app.model.changes += 1
+        app.step(1 / 60)
+        city = scene.buttons["city"]
+        assert not city.enabled
+        assert city.reason == app.ctx.tr("table.why.cannot_afford",
+                                         cards=app.ctx.tr("table.count_res", n=2,
+                                                          res=app.ctx.tr("table.res.grain"))
+                                         + app.ctx.tr("table.list_sep")
+                                         + app.ctx.tr("table.count_res", n=3,
+                                                      res=app.ctx.tr("table.res.ore")))
+        assert scene.buttons["roll"].reason  # rolled already, or not the time
+        pygame.event.post(pygame.event.Event(pygame.MOUSEMOTION, pos=city.rect.center,
+                                             rel=(0, 0), buttons=(0, 0, 0)))
+        app.step(1 / 60)
+        assert city.reason in scene.ui.text.seen
+    finally:
+        app.close()
+
+
+def test_the_log_keeps_its_place_says_what_is_new_and_goes_back() -> None:
+    app, net = table_app()
+    try:
+        scene = app.ctx.stack.scenes[0]
+        assert isinstance(scene, TableScene)
+        log = scene.rects["log"]
+        rows = (log.h - scene.ui.px(30)) // scene.ui.px(16)
+        assert rows >= 11  # it was 9
+        pygame.event.post(pygame.event.Event(pygame.MOUSEMOTION, pos=log.center, rel=(0, 0),
+                                             buttons=(0, 0, 0)))
+        pygame.event.post(pygame.event.Event(pygame.MOUSEWHEEL, x=0, y=3))
+        app.step(1 / 60)
+        assert scene.log_scroll == 3
+        top_line = scene._log_lines[-1 - 3]
+        for i in range(2):
+            net.inbox.append({"type": "chat", "table": "t", "seat": 1, "name": "Ben",
+                              "text": "x"})
+            net.inbox.append({"type": "events", "version": app.model.version + 1 + i,
+                              "events": [{"type": "turn_ended", "seat": 1}]})
+        app.step(1 / 60)
+        app.step(1 / 60)
+        assert scene.log_new == 2 and scene._log_lines[-1 - scene.log_scroll] == top_line
+        assert app.ctx.tr("table.log_new", n=2) in scene.ui.text.seen
+        click(scene.log_cue.center)
+        app.step(1 / 60)
+        assert scene.log_scroll == 0 and scene.log_new == 0
+    finally:
+        app.close()
