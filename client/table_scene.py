@@ -168,7 +168,9 @@ class TableScene(Scene):
         self._banner_key: tuple[Any, ...] = ()
         self._banner_spots: dict[int, pygame.Rect] = {}
         self.buttons: dict[str, TButton] = {}
-        self.trade_panel = TradePanel(self.ui, self._send, self._open_counter)
+        self.notes: list[tuple[object, str]] = []  # the client's own log lines (after an event)
+        self._presence: list[tuple[bool, bool]] | None = None  # (connected, auto) per seat
+        self.trade_panel = TradePanel(self.ui, self._send, self._open_counter, self.note)
         self._tr = ctx.tr  # the translator the labels come from
         # animations: presentation only, started by events that arrive while the table shows
         self._seen_event: object = _UNSEEN  # the newest event already looked at
@@ -252,8 +254,34 @@ class TableScene(Scene):
         """Notices go over the island, never over the player panels."""
         return self.rects["left"]
 
+    def note(self, text: str) -> None:
+        """A line of the client's own in the log, after the newest event."""
+        events = self.ctx.model.events
+        self.notes.append((events[-1] if events else None, text))
+        del self.notes[:-40]
+
+    def _watch_presence(self) -> None:
+        """A line in the log when a player drops, comes back, or a bot stands in."""
+        m = self.ctx.model
+        now = [(bool(s.get("connected", True)), bool(s.get("auto")))
+               for s in m.table_seats if s.get("kind") == "human"]
+        seats = [q for q, s in enumerate(m.table_seats) if s.get("kind") == "human"]
+        before, self._presence = self._presence, now
+        if before is None or len(before) != len(now) or m.view is None:
+            return
+        tr = self.ctx.tr
+        for q, (old, new) in zip(seats, zip(before, now, strict=True), strict=True):
+            name = self.ui.seat_name(q)
+            if old[0] and not new[0]:
+                self.note(tr("table.presence.dropped", name=name))
+            elif not old[0] and new[0]:
+                self.note(tr("table.presence.back", name=name))
+            if new[1] and not old[1]:
+                self.note(tr("table.presence.stand_in", name=name))
+
     def update(self, dt: float) -> None:
         self.pulse = (self.pulse + dt * 0.8) % 1.0
+        self._watch_presence()
         if self.log_scroll and time.monotonic() - self._log_scrolled_at > LOG_RETURN_SECONDS:
             self.log_scroll = self.log_new = 0  # back to the newest line by itself
         self._derive()
@@ -440,13 +468,14 @@ class TableScene(Scene):
             "board": (*self._pieces_key(view), self.last_move(), self.piece_new),
             "top": (tuple(view["bank"]), view["dev_deck"], view.get("turn"), view.get("phase"),
                     m.connection),
-            "players": (repr(view["seats"]), view.get("current"), tuple(view.get("to_act", ())),
+            "players": (repr(view["seats"]), view.get("current"), view.get("turn"),
+                        tuple(view.get("to_act", ())),
                         view.get("phase"), view.get("longest_road"), view.get("largest_army"),
                         you.get("vp_total"), repr(m.table_seats), m.seat,
                         repr((m.game_over or {}).get("scores"))),
             "histogram": (tuple(m.dice), tuple(view.get("last_roll") or ())),
             "log": (len(events), id(events[-1]) if events else 0, self.log_scroll, self.log_new,
-                    id(m.table_seats), len(self.trade_panel.notes), bool(self.dice_anim)),
+                    id(m.table_seats), len(self.notes), bool(self.dice_anim)),
             "chat": (len(chat), id(chat[-1]) if chat else 0, self.chat_scroll,
                      id(m.table_seats)),
             "bottom": (repr(you), tuple(sorted({type(a).__name__ for a in m.legal})), m.seat),
@@ -1163,6 +1192,22 @@ class TableScene(Scene):
         surface.blit(ic, (slot.right - img.get_width() - px(4) - ic.get_width(),
                           slot.centery - ic.get_height() // 2))
 
+    def first_seat(self) -> int | None:
+        """The seat that plays first each round (the turn order starts there)."""
+        view = self.ctx.model.view
+        if view is None:
+            return None
+        n = int(view.get("players", 4))
+        turn, current = int(view.get("turn") or 0), view.get("current")
+        if not isinstance(current, int):
+            return None
+        if turn >= 1:
+            return (current - (turn - 1)) % n
+        for ev in self.ctx.model.events:  # set-up: the first settlement placed
+            if ev.get("type") == "settlement_built" and isinstance(ev.get("seat"), int):
+                return int(ev["seat"])
+        return current
+
     def _draw_players(self, surface: pygame.Surface, view: dict[str, Any] | None) -> None:
         m = self.ctx.model
         n = self._players()
@@ -1201,6 +1246,12 @@ class TableScene(Scene):
             dot = INK_SOFT
         pygame.draw.circle(surface, (255, 255, 255), (av[0] + px(13), av[1] + px(13)), px(6))
         pygame.draw.circle(surface, dot, (av[0] + px(13), av[1] + px(13)), px(4))
+        first = self.first_seat()
+        if first is not None:  # the turn order: 1 plays first each round
+            order = (q - first) % self._players() + 1
+            badge = (av[0] - px(15), av[1] - px(15))
+            pygame.draw.circle(surface, INK, badge, px(8))
+            t.draw(surface, str(order), badge, 10, (255, 255, 255), True, "center")
         # name line
         x = rect.x + px(52)
         name = self.ui.seat_name(q)
@@ -1320,7 +1371,7 @@ class TableScene(Scene):
         m = self.ctx.model
         events = m.events
         last = events[-1] if events else None
-        notes = self.trade_panel.notes
+        notes = self.notes
         tumbling = bool(self.dice_anim)
         key = (len(events), id(last), m.changes if not events else 0, len(m.table_seats),
                len(notes), id(notes[-1]) if notes else 0, tumbling)
@@ -1356,6 +1407,8 @@ class TableScene(Scene):
             for anchor, note in notes:
                 if anchor is ev:
                     lines.extend((part, None) for part in self.ui.text.wrap(note, 12, width))
+        lines = [(part, None) for anchor, note in notes if anchor is None
+                 for part in self.ui.text.wrap(note, 12, width)] + lines
         self._log_cache = fresh
         if self.log_scroll > 0 and added > 0:  # scrolled up: the view stays where it is
             self.log_scroll += added

@@ -9,7 +9,7 @@ seat that accepted or countered and *Withdraw offer*. The rest of the table
 (the board, the hand, the chat, the log's scroll, *Leave*) keeps working.
 
 An offer this seat cannot pay (it lacks the cards asked for) is declined at
-once by :meth:`TradePanel.auto_decline`, with a line in the log.
+once by :meth:`TradePanel.auto_decline`, with a line in the log (``note``).
 """
 
 from __future__ import annotations
@@ -48,9 +48,10 @@ class TradePanel:
     ``counter`` opens the counter-offer dialog."""
 
     def __init__(self, ui: TableUI, send: Callable[[Action], bool],
-                 counter: Callable[[], None]) -> None:
+                 counter: Callable[[], None], note: Callable[[str], None]) -> None:
         self.ui = ui
         self._send = send
+        self._note = note
         self.rect = pygame.Rect(0, 0, 0, 0)
         self.area = pygame.Rect(0, 0, 0, 0)  # where the panel may grow
         self.buttons: dict[str, TButton] = {
@@ -65,7 +66,6 @@ class TradePanel:
         self._labels = {"accept": "table.dlg.accept", "reject": "table.dlg.reject",
                         "counter": "table.dlg.counter_btn", "withdraw": "table.dlg.cancel_offer"}
         self._declined: tuple[Any, ...] | None = None  # the offer declined for this seat
-        self.notes: list[tuple[object, str]] = []  # (the event it follows, the log line)
 
     def _confirm(self, seat: int) -> None:
         self._send(ConfirmTrade(seat))
@@ -108,12 +108,8 @@ class TradePanel:
             return False
         self._declined = key
         tr = self.ui.ctx.tr
-        events = self.model.events
-        anchor: object = events[-1] if events else None
-        self.notes.append((anchor, tr("table.trade.auto_declined",
-                                      name=self.ui.seat_name(trade["offerer"]),
-                                      cards=cards_text(tr, trade["get"]))))
-        del self.notes[:-20]
+        self._note(tr("table.trade.auto_declined", name=self.ui.seat_name(trade["offerer"]),
+                      cards=cards_text(tr, trade["get"])))
         return True
 
     def escape(self) -> bool:

@@ -278,6 +278,7 @@ def test_an_offer_the_seat_cannot_pay_is_declined_at_once(ctx: Context,
     draw(ctx)
     name = scene.ui.seat_name(s.current)
     assert any(name in line and "declined for you" in line for line, _ in scene._log_lines)
+    assert len(scene.notes) == 1
 
 
 def test_counter_offer(ctx: Context, sent: list[dict[str, Any]]) -> None:

@@ -288,3 +288,53 @@ def test_the_log_keeps_its_place_says_what_is_new_and_goes_back() -> None:
         assert scene.log_scroll == 0 and scene.log_new == 0
     finally:
         app.close()
+
+
+def test_the_log_says_when_a_player_drops_and_comes_back() -> None:
+    app, net = table_app()
+    try:
+        scene = app.ctx.stack.scenes[0]
+        assert isinstance(scene, TableScene)
+        seats = [dict(s) for s in app.model.table_seats]
+        q = next(i for i, s in enumerate(seats) if s.get("kind") == "human"
+                 and i != app.model.seat)
+        name = scene.ui.seat_name(q)
+
+        def table(connected: bool, auto: bool = False) -> dict[str, object]:
+            seats[q] = dict(seats[q], connected=connected, auto=auto)
+            return {"type": "table", "table": app.model.table, "seats": [dict(s) for s in seats],
+                    "status": "playing"}
+
+        net.inbox.append(table(False))
+        app.step(1 / 60)
+        net.inbox.append(table(False, auto=True))
+        app.step(1 / 60)
+        net.inbox.append(table(True))
+        app.step(1 / 60)
+        app.step(1 / 60)
+        lines = [line for line, _ in scene._log_lines]
+        for key in ("table.presence.dropped", "table.presence.stand_in",
+                    "table.presence.back"):
+            assert app.ctx.tr(key, name=name) in lines, key
+    finally:
+        app.close()
+
+
+def test_the_turn_order_is_shown_on_the_player_panels() -> None:
+    app, net = table_app()
+    try:
+        scene = app.ctx.stack.scenes[0]
+        assert isinstance(scene, TableScene)
+        view = app.model.view
+        assert view is not None
+        first = scene.first_seat()
+        assert first is not None
+        n = view["players"]
+        # the current player is (turn - 1) seats after the first
+        assert (view["current"] - first) % n == (view["turn"] - 1) % n
+        scene._chrome = None
+        app.model.changes += 1
+        app.step(1 / 60)
+        assert {str(i) for i in range(1, n + 1)} <= scene.ui.text.seen
+    finally:
+        app.close()
