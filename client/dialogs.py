@@ -37,6 +37,7 @@ from .describe import DEV_NAMES
 from .intents import may_offer, my_hand, open_trade, terms_ok
 from .scene import Context, Scene
 from .table_gfx import (
+    BAD,
     CARD,
     CARD_EDGE,
     GOLD,
@@ -473,13 +474,17 @@ class MaritimeDialog(Dialog):
     """Trade with the bank at the seat's best ratio per resource."""
 
     kind = "bank"
-    width, height = 580, 340
+    width, height = 580, 364
 
     def __init__(self, ctx: Context, ui: TableUI) -> None:
         self.give: int | None = None
         self.get: int | None = None
+        self.lots = 1  # trades of the same kind in a row
+        self.queued = 0  # lots still to send (one action each, after the last is answered)
         self.give_tiles: dict[int, pygame.Rect] = {}
         self.get_tiles: dict[int, pygame.Rect] = {}
+        self.minus = pygame.Rect(0, 0, 0, 0)
+        self.plus = pygame.Rect(0, 0, 0, 0)
         super().__init__(ctx, ui)
 
     def title(self) -> str:
@@ -497,6 +502,9 @@ class MaritimeDialog(Dialog):
         self.get_tiles = {r: pygame.Rect(body.x + r * (w + px(12)), body.y + px(128), w, px(76))
                           for r in range(5)}
         self.footer(["close", "ok"])
+        close = self.buttons["close"].rect  # the lot count, left of the footer's buttons
+        self.plus = pygame.Rect(close.x - px(40), close.y + px(5), px(28), px(28))
+        self.minus = self.plus.move(-px(72), 0)
 
     def ratios(self) -> list[int]:
         you = (self.model.view or {}).get("you") or {}
@@ -505,8 +513,22 @@ class MaritimeDialog(Dialog):
     def options(self) -> list[MaritimeTrade]:
         return [a for a in self.model.legal if isinstance(a, MaritimeTrade)]
 
+    def most_lots(self) -> int:
+        """How many trades of the chosen kind the hand and the bank allow in a row."""
+        if self.give is None or self.get is None:
+            return 1
+        hand = my_hand(self.model) or [0] * 5
+        bank = (self.model.view or {}).get("bank", [0] * 5)
+        return max(1, min(hand[self.give] // max(1, self.ratios()[self.give]), bank[self.get]))
+
     def click(self, pos: tuple[int, int]) -> bool:
         opts = self.options()
+        if self.minus.collidepoint(pos):
+            self.lots = max(1, self.lots - 1)
+            return True
+        if self.plus.collidepoint(pos):
+            self.lots = min(self.most_lots(), self.lots + 1)
+            return True
         for res, rect in self.give_tiles.items():
             if rect.collidepoint(pos) and any(a.give == res for a in opts):
                 self.give = res
@@ -522,13 +544,25 @@ class MaritimeDialog(Dialog):
     def _ok(self) -> None:
         if self.give is None or self.get is None:
             return
-        self.send(MaritimeTrade(self.give, self.get))
+        if self.send(MaritimeTrade(self.give, self.get)):
+            self.queued = self.lots - 1
 
     def relevant(self) -> bool:
-        return any(type(a) is EndTurn for a in self.model.legal) or self.ui.pending()
+        return (any(type(a) is EndTurn for a in self.model.legal) or self.ui.pending()
+                or self.queued > 0)
 
     def update(self, dt: float) -> None:
         super().update(dt)
+        m = self.model
+        if (self.queued > 0 and not self.ui.pending() and self.give is not None
+                and self.get is not None and m.legal_version == m.version and m.legal):
+            trade = MaritimeTrade(self.give, self.get)
+            if self.ui.may(trade) and self.send(trade):
+                self.queued -= 1
+            else:
+                self.queued = 0  # the hand or the bank ran short: stop
+        if self.queued == 0:
+            self.lots = min(self.lots, self.most_lots())
         opts = self.options()
         if self.give is not None and not any(a.give == self.give for a in opts):
             self.give = None
@@ -553,15 +587,28 @@ class MaritimeDialog(Dialog):
             ok = any(a.get == res and (self.give is None or a.give == self.give) for a in opts)
             self.resource_tile(surface, rect, res, "", self.tr("table.dlg.bank_has", n=bank[res]),
                                ok and res != self.give, self.get == res)
-        ready = (self.give is not None and self.get is not None
+        ready = (self.give is not None and self.get is not None and self.queued == 0
                  and self.ui.may(MaritimeTrade(self.give, self.get)))
         self.buttons["ok"].enabled = ready
-        if self.give is not None and self.get is not None:
-            summary = self.tr("table.dlg.bank_summary", n=ratios[self.give],
-                              give=self.tr(f"table.res.{RES_KEYS[self.give]}"),
-                              get=self.tr(f"table.res.{RES_KEYS[self.get]}"))
-            t.draw(surface, t.fit(summary, 13, body.w // 2, True),
-                   (body.x, self.buttons["ok"].rect.centery), 13, INK, True, "midleft")
+        y = self.get_tiles[0].bottom + px(16)
+        if self.give is None:
+            hint = self.tr("table.dlg.bank_pick_give")
+        elif self.get is None:
+            hint = self.tr("table.dlg.bank_pick_get")
+        else:
+            hint = self.tr("table.dlg.bank_summary", n=ratios[self.give] * self.lots,
+                           give=self.tr(f"table.res.{RES_KEYS[self.give]}"), m=self.lots,
+                           get=self.tr(f"table.res.{RES_KEYS[self.get]}"))
+        t.draw(surface, t.fit(hint, 13, body.w, True), (body.x, y), 13,
+               INK if self.give is not None and self.get is not None else BAD, True, "midleft")
+        most = self.most_lots()
+        for rect, sign, on in ((self.minus, "−", self.lots > 1),
+                               (self.plus, "+", self.lots < most)):
+            pygame.draw.rect(surface, (90, 110, 140) if on else (170, 170, 170), rect,
+                             border_radius=px(6))
+            t.draw(surface, sign, rect.center, 16, (255, 255, 255), True, "center")
+        t.draw(surface, f"×{self.lots}", ((self.minus.right + self.plus.x) // 2,
+                                          self.plus.centery), 15, INK, True, "center")
 
 
 # --- domestic trade ------------------------------------------------------------------------------
@@ -616,9 +663,15 @@ class TradeComposeDialog(Dialog):
             for other in range(int((self.model.view or {}).get("players", 0))):
                 if other != seat:
                     opponents.append(other)
+            # as wide as their labels, all inside the panel (a long name is cut)
+            room = body.right - x - px(8) * (len(opponents) - 1)
+            widths = []
             for q in opponents:
                 label = (self.tr("table.dlg.everyone") if q is None else self.ui.seat_name(q))
-                w2 = min(px(130), self.ui.text.font(13, True).size(label)[0] + px(34))
+                widths.append(min(px(130), self.ui.text.font(13, True).size(label)[0] + px(34)))
+            if sum(widths) > room:
+                widths = [max(px(48), room // len(opponents))] * len(opponents)
+            for q, w2 in zip(opponents, widths, strict=True):
                 self.target_rects[q] = pygame.Rect(x, y, w2, px(28))
                 x += w2 + px(8)
         self.footer(["cancel", "ok"])

@@ -169,6 +169,8 @@ class TButton(Clickable):
         has_cost = self.cost is not None and r.h >= ui.px(44)
         label_y = r.centery if not has_cost else r.y + r.h * 0.32
         text_w = r.w - ui.px(12) - (icon_px + ui.px(4) if self.icon else 0)
+        while size > 11 and ui.text.font(size, True).size(self.label)[0] > text_w:
+            size -= 1  # a smaller label before a cut one
         label = ui.text.fit(self.label, size, max(10, text_w), True)
         img = ui.text.render(label, size, fg, True)
         total = img.get_width() + (icon_px + ui.px(5) if self.icon else 0)

@@ -338,3 +338,62 @@ def test_the_turn_order_is_shown_on_the_player_panels() -> None:
         assert {str(i) for i in range(1, n + 1)} <= scene.ui.text.seen
     finally:
         app.close()
+
+
+def test_the_bank_says_what_to_pick_and_trades_several_lots() -> None:
+    """The bank dialog: a line says to pick what to give, then what to get; a lot
+    count sends that many trades, one after the other as the server answers."""
+    import copy
+
+    from protocol.rules import MaritimeTrade, action_from_dict
+
+    app, net = table_app()
+    try:
+        scene = app.ctx.stack.scenes[0]
+        assert isinstance(scene, TableScene)
+        view = app.model.view
+        assert view is not None
+        view["you"]["hand"] = [8, 0, 0, 0, 0]  # eight lumber: two lots at 4:1
+        view["you"]["ratios"] = [4, 4, 4, 4, 4]
+        legal = [a.to_dict() for a in app.model.legal if not isinstance(a, MaritimeTrade)]
+        legal += [MaritimeTrade(0, r).to_dict() for r in range(1, 5)]
+        net.inbox.append({"type": "legal", "version": app.model.version, "actions": legal})
+        app.step(1 / 60)
+        click(scene.buttons["bank"].rect.center)
+        app.step(1 / 60)
+        dlg = app.ctx.stack.top
+        assert isinstance(dlg, dialogs.MaritimeDialog)
+        app.step(1 / 60)
+        assert app.ctx.tr("table.dlg.bank_pick_give") in scene.ui.text.seen
+        click(dlg.give_tiles[0].center)
+        app.step(1 / 60)
+        assert app.ctx.tr("table.dlg.bank_pick_get") in scene.ui.text.seen
+        click(dlg.get_tiles[4].center)
+        app.step(1 / 60)
+        click(dlg.plus.center)
+        click(dlg.plus.center)  # only two lots are possible
+        app.step(1 / 60)
+        assert dlg.lots == 2
+        click(dlg.buttons["ok"].rect.center)
+        sent: list[object] = []
+        for _ in range(20):  # the "server": answer each trade, send the new hand
+            app.step(1 / 60)
+            for msg in list(net.sent):
+                net.sent.remove(msg)
+                if msg.get("type") != "action":
+                    continue
+                action = action_from_dict(msg["action"])  # type: ignore[arg-type]
+                sent.append(action)
+                v = app.model.version + 1
+                moved = copy.deepcopy(app.model.view)
+                moved["you"]["hand"][0] -= 4
+                moved["you"]["hand"][4] += 1
+                more = legal if moved["you"]["hand"][0] >= 4 else [
+                    a for a in legal if a["type"] != "maritime_trade"]
+                net.inbox += [{"type": "result", "seq": len(sent), "ok": True},
+                              {"type": "view", "version": v, "view": moved},
+                              {"type": "legal", "version": v, "actions": more}]
+        assert sent == [MaritimeTrade(0, 4), MaritimeTrade(0, 4)]
+        assert app.model.view["you"]["hand"] == [0, 0, 0, 0, 2]
+    finally:
+        app.close()
