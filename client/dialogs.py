@@ -519,7 +519,8 @@ class MaritimeDialog(Dialog):
             return 1
         hand = my_hand(self.model) or [0] * 5
         bank = (self.model.view or {}).get("bank", [0] * 5)
-        return max(1, min(hand[self.give] // max(1, self.ratios()[self.give]), bank[self.get]))
+        return max(1, min(int(hand[self.give]) // max(1, self.ratios()[self.give]),
+                          int(bank[self.get])))
 
     def click(self, pos: tuple[int, int]) -> bool:
         opts = self.options()
