@@ -3,18 +3,27 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+PLAY_STAMP := $(VENV)/.installed-client
 
 .PHONY: play test lint bench clean
 
+# Everything: the client, the league, the developer tools (`make test`, `make lint`).
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[dev]'
-	touch $(STAMP)
+	touch $(STAMP) $(PLAY_STAMP)
+
+# Only what playing needs: the game and its window (the client extra).
+$(PLAY_STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[client]'
+	touch $(PLAY_STAMP)
 
 ## Play a game: you against three heuristic bots in the game window (a local
 ## server starts by itself; `kaitaku play --terminal` watches bots in the terminal).
-play: $(STAMP)
+play: $(PLAY_STAMP)
 	$(BIN)/kaitaku play
 
 ## Run the test suite (fast by default; `make test ARGS='-m slow'` for the long runs).

@@ -10,13 +10,18 @@ uses, the network client and the scene stack. :meth:`App.step` is one frame:
 4. update every scene, draw them, draw the connection banner and the error
    toasts over them, flip.
 
-Tests drive :meth:`step` frame by frame (with the dummy video driver and
-posted events); :meth:`run` is the same at 60 frames a second.
+A frame is drawn only when something changed: news from the network, input,
+a scene change, or a scene asking for it (an animation runs, a caret blinks,
+the turn timer ticks; :meth:`client.scene.Scene.next_frame`), and at least
+every :data:`IDLE_FRAME` seconds. :meth:`run` steps at most 60 times a second
+and sleeps in between, so an idle window costs next to nothing. Tests drive
+:meth:`step` frame by frame (with the dummy video driver and posted events).
 """
 
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -26,7 +31,7 @@ import pygame
 from .discovery import Browser
 from .fonts import Fonts
 from .i18n import Translator
-from .lobby import LobbyScene
+from .lobby import LAN_OFF, LobbyScene
 from .model import OFFLINE, ONLINE, RECONNECTING, ClientModel
 from .net import NetClient, parse_address
 from .scene import Context, Scene
@@ -37,6 +42,8 @@ Message = dict[str, Any]
 
 DEFAULT_SIZE = (1280, 800)
 FPS = 60
+IDLE_FRAME = 1.0
+"""Seconds between frames when nothing asks for one (a safety net, not a need)."""
 TOAST_SECONDS = 5.0
 MAX_TOASTS = 4
 INFO_CODES = frozenset({"acted_for_you", "not_your_turn"})
@@ -110,15 +117,19 @@ def error_text(tr: Translator, code: str, message: str) -> str:
 
 class App:
     """The Kaitaku window. ``connect``: "host:port" to connect to at once;
-    ``create``: a ``create_table`` message's fields to send once online (``kaitaku
-    play``); ``discover``: browse the LAN for servers."""
+    ``create``: a ``create_table`` message's fields to send once online;
+    ``discover``: browse the LAN for servers; ``play``: ``kaitaku play``'s hooks
+    (:class:`kaitaku.play.PlayHooks`: the game it keeps, the new game's table) —
+    the window then offers to continue the kept game, keeps the game when it is
+    left or closed, and offers to play again."""
 
     def __init__(self, *, connect: str | None = None, name: str | None = None,
                  lang: str = "en", size: tuple[int, int] = DEFAULT_SIZE,
                  create: dict[str, Any] | None = None, discover: bool = True,
                  net_factory: Callable[..., NetClient] | None = None,
                  fonts: Fonts | None = None,
-                 table_scene: Callable[[Context], Scene] | None = None) -> None:
+                 table_scene: Callable[[Context], Scene] | None = None,
+                 play: Any = None) -> None:
         self.screen = open_window(size)
         pygame.font.init()
         pygame.key.set_repeat(400, 35)
@@ -126,13 +137,20 @@ class App:
         self.fonts.set_lang(lang)
         self.model = ClientModel()
         self.net: NetClient | None = None
-        self.net_factory = net_factory if net_factory is not None else reclaiming_net
+        self.play = play
+        self._reclaim = False  # the next NetClient presents the kept seat's token
+        self.offer: dict[str, Any] | None = None  # the kept game ``play`` offers to continue
+        if net_factory is None:
+            net_factory = self._play_net if play is not None else reclaiming_net
+        self.net_factory = net_factory
         self.running = True
         self.toasts: list[Toast] = []
         self.banner_ok = 0.0  # seconds left showing "reconnected"
         self._errors_seen = 0
         self._last_connection = self.model.connection
         self._auto_create = dict(create) if create is not None else None
+        self._draw_at = 0.0  # time.monotonic() when the next frame is due (0: now)
+        self.frames_drawn = 0
         self._table_factory = table_scene
         self.ctx = Context(model=self.model, tr=Translator(self.fonts.lang), font=self.fonts.get,
                            send=self.send, quit=self.quit,
@@ -146,15 +164,24 @@ class App:
             if not self.browser.start():
                 note = self.browser.error
         else:
-            note = self.ctx.tr("lobby.lan.off")
+            note = LAN_OFF
         self.lobby = LobbyScene(self.ctx, name=name or default_name(), address=connect or "",
                                 on_connect=self.connect, on_disconnect=self.disconnect,
                                 on_lang=self.set_lang,
                                 servers=self.browser.servers if self.browser else None,
-                                discovery_note=note)
+                                discovery_note=note,
+                                play=self if play is not None else None)
+        if play is not None:
+            self.offer = play.last_game()
+            if self.offer is None:
+                self._auto_create = play.new_game(self.ctx.tr.lang)
+            if play.storage_error:
+                self.toast(self.ctx.tr("play.not_kept", detail=play.storage_error), info=True)
         self.ctx.stack.replace(self.lobby)
         if self.fonts.notice:
             self.toast(self.fonts.notice, info=True)
+        for problem in self.fonts.problems:
+            self.toast(self.ctx.tr("font.unusable", detail=problem), info=True)
         if connect:
             host, port = parse_address(connect)
             self.connect(host, port, name or self.lobby.name_input.text)
@@ -197,6 +224,62 @@ class App:
     def quit(self) -> None:
         self.running = False
 
+    # -- kaitaku play: the kept game -------------------------------------------------
+
+    def _play_net(self, host: str, port: int, name: str) -> NetClient:
+        reclaim, self._reclaim = self._reclaim, False
+        return NetClient(host, port, name, state=self.play.state, state_key=self.play.key,
+                         reclaim=reclaim)
+
+    def _reconnect(self) -> None:
+        net = self.net
+        if net is not None:
+            self.connect(net.host, net.port, net.name)
+
+    def continue_game(self) -> None:
+        """Take the kept game's seat again (``kaitaku play``)."""
+        if self.play is None or self.offer is None:
+            return
+        self._reclaim = True
+        self._reconnect()
+
+    def new_game(self) -> None:
+        """Start a new game against the bots (``kaitaku play``); the kept one is given up."""
+        if self.play is None:
+            return
+        self.play.forget_last()
+        self.offer = None
+        self._auto_create = self.play.new_game(self.ctx.tr.lang)
+        if self.model.table is not None:  # a finished game: a fresh session for the new one
+            self._reconnect()
+
+    def playing(self) -> bool:
+        """In a running game with a seat (leaving or closing would cost something)."""
+        m = self.model
+        return (m.table is not None and m.seat is not None and m.game_over is None
+                and m.table_status == "playing")
+
+    def leave_table(self) -> None:
+        """Leave the table. ``kaitaku play`` keeps a running game instead of giving it
+        up: the window goes back to the lobby, which offers to continue it."""
+        if self.play is not None and self.playing():
+            self._reconnect()  # the seat stays ours: its token is kept
+            self.offer = self.play.last_game()
+            return
+        self.send({"type": "leave"})
+
+    def request_quit(self) -> None:
+        """The window's close button: in a running game, ask first (a second
+        close quits)."""
+        scenes = self.ctx.stack.scenes
+        asking = any(getattr(s, "kind", None) == "quit" for s in scenes)
+        base = scenes[0] if scenes else None
+        ask = getattr(base, "ask_quit", None)
+        if asking or not self.playing() or ask is None:
+            self.running = False
+            return
+        ask(saved=self.play is not None)
+
     def toast(self, text: str, info: bool = False) -> None:
         self.toasts.append(Toast(text, info))
         del self.toasts[:-MAX_TOASTS]
@@ -214,19 +297,45 @@ class App:
             self.close()
         return 0
 
-    def step(self, dt: float) -> None:
-        """One frame."""
+    def step(self, dt: float) -> bool:
+        """One frame: news, input and updates always; drawing only when something
+        changed or a scene asks for it. Returns whether it drew."""
+        changed = False
         if self.net is not None:
             for msg in self.net.poll():
                 self.model.apply(msg)
+                changed = True
+        toasts = len(self.toasts)
         self._notice_changes(dt)
+        changed |= len(self.toasts) != toasts
         self._auto()
+        base = self.ctx.stack.scenes[:1]
         self._transition()
+        changed |= self.ctx.stack.scenes[:1] != base
         for event in pygame.event.get():
             self._event(event)
+            changed = True
+        scenes = list(self.ctx.stack.scenes)
         self.ctx.stack.update(dt)
+        changed |= self.ctx.stack.scenes != scenes  # a dialog opened or closed itself
+        now = time.monotonic()
+        if not changed and now < self._draw_at:
+            return False
         self.draw(self.screen)
         pygame.display.flip()
+        self.frames_drawn += 1
+        wait = self.next_frame()
+        self._draw_at = now + (IDLE_FRAME if wait is None else min(wait, IDLE_FRAME))
+        return True
+
+    def next_frame(self) -> float | None:
+        """Seconds until the window looks different by itself (None: it does not)."""
+        waits = [w for w in (self.ctx.stack.next_frame(),) if w is not None]
+        for t in self.toasts:  # a toast fades out in its last 0.4 s
+            waits.append(max(0.0, t.left - 0.4))
+        if self.banner_ok > 0:
+            waits.append(self.banner_ok)
+        return min(waits) if waits else None
 
     def close(self) -> None:
         if self.net is not None:
@@ -285,7 +394,7 @@ class App:
 
     def _event(self, event: pygame.event.Event) -> None:
         if event.type == pygame.QUIT:
-            self.running = False
+            self.request_quit()
             return
         if event.type in (pygame.VIDEORESIZE, pygame.WINDOWSIZECHANGED):
             surface = pygame.display.get_surface()
@@ -341,18 +450,39 @@ class App:
             draw_text(surface, small, fit_text(small, detail, w - 20),
                       (rect.centerx, rect.y + 48), TEXT_LIGHT, "center")
 
-    def _toast_rects(self, surface_size: tuple[int, int]) -> list[pygame.Rect]:
+    def toast_area(self, surface_size: tuple[int, int]) -> pygame.Rect:
+        """Where toasts go: the base scene's choice (the table keeps them over the
+        island, off the player panels), else the whole window."""
+        scenes = self.ctx.stack.scenes
+        area = getattr(scenes[0], "toast_area", None) if scenes else None
+        rect = area() if callable(area) else None
+        return pygame.Rect(rect) if rect is not None else pygame.Rect((0, 0), surface_size)
+
+    def _toast_layout(self, surface_size: tuple[int, int]
+                      ) -> list[tuple[pygame.Rect, list[str]]]:
+        """Each toast's box and its lines (a long text wraps, up to three lines)."""
+        from .widgets import wrap
+
         font = self.fonts.get(17)
-        w, h = surface_size
+        area = self.toast_area(surface_size)
         out = []
-        y = min(TOASTS_TOP, h // 4)
+        y = area.y + min(TOASTS_TOP, surface_size[1] // 4)
+        line_h = font.get_linesize()
         for t in self.toasts:
-            tw = min(w - 40, font.size(t.text)[0] + 40)
-            rect = pygame.Rect(0, 0, tw, 40)
-            rect.midtop = (w // 2, y)
-            out.append(rect)
+            inner = max(40, area.w - 64)
+            lines = wrap(font, t.text, inner)
+            if len(lines) > 3:
+                lines = lines[:3]
+                lines[2] = fit_text(font, lines[2] + "...", inner)
+            tw = min(area.w - 24, max(font.size(line)[0] for line in lines) + 40)
+            rect = pygame.Rect(0, 0, tw, 16 + line_h * len(lines))
+            rect.midtop = (area.centerx, y)
+            out.append((rect, lines))
             y = rect.bottom + 8
         return out
+
+    def _toast_rects(self, surface_size: tuple[int, int]) -> list[pygame.Rect]:
+        return [rect for rect, _ in self._toast_layout(surface_size)]
 
     def _toast_at(self, pos: tuple[int, int]) -> int | None:
         for i, rect in enumerate(self._toast_rects(self.screen.get_size())):
@@ -362,15 +492,20 @@ class App:
 
     def _draw_toasts(self, surface: pygame.Surface) -> None:
         font = self.fonts.get(17)
-        for t, rect in zip(self.toasts, self._toast_rects(surface.get_size()), strict=True):
+        line_h = font.get_linesize()
+        for t, (rect, lines) in zip(self.toasts, self._toast_layout(surface.get_size()),
+                                    strict=True):
             alpha = int(255 * min(1.0, t.left / 0.4))
             box = pygame.Surface(rect.size, pygame.SRCALPHA)
             color = WARN if t.info else BAD
             pygame.draw.rect(box, (*color, min(alpha, 235)), box.get_rect(), border_radius=8)
             surface.blit(box, rect)
-            img = font.render(fit_text(font, t.text, rect.w - 24), True, TEXT_LIGHT)
-            img.set_alpha(alpha)
-            surface.blit(img, img.get_rect(center=rect.center))
+            y = rect.y + 8
+            for line in lines:
+                img = font.render(line, True, TEXT_LIGHT)
+                img.set_alpha(alpha)
+                surface.blit(img, img.get_rect(midtop=(rect.centerx, y)))
+                y += line_h
 
 
 def reclaiming_net(host: str, port: int, name: str) -> NetClient:

@@ -8,6 +8,9 @@ actions) arrive from the "server" (what changed is redrawn then; between
 messages a frame blits the cached panels). Times cover our
 drawing only (``TableScene.handle``, ``update`` and ``draw``), not the
 display flip.
+
+:func:`idle_bench` measures the other side: the CPU share of the real
+window's loop while nothing happens (frames are drawn only on change).
 """
 
 from __future__ import annotations
@@ -96,3 +99,35 @@ def frame_bench(frames: int = 600, size: tuple[int, int] = (1280, 800), lang: st
         "budget_ms": 4.0,
         "within_budget": mean < 4.0,
     }
+
+
+def idle_bench(seconds: float = 5.0, lang: str = "en", seed: int = 11) -> dict[str, Any]:
+    """CPU time of the real window's loop (:meth:`client.app.App.run`'s pacing) while
+    nothing happens, at the canned table and in the lobby: the share of one core."""
+    from .app import FPS, App
+
+    headless_display((1280, 800))
+    out: dict[str, Any] = {"idle_seconds": seconds}
+    for where in ("table", "lobby"):
+        app = App(discover=False, lang=lang)
+        try:
+            if where == "table":
+                model = canned_model(0, seed=seed, lang=lang)
+                for name, value in vars(model).items():
+                    setattr(app.model, name, value)
+            clock = pygame.time.Clock()
+            for _ in range(30):  # settle: the scene, the fonts, the caches
+                app.step(clock.tick(FPS) / 1000)
+            drawn = app.frames_drawn
+            cpu, wall = time.process_time(), time.monotonic()
+            while time.monotonic() - wall < seconds:
+                app.step(clock.tick(FPS) / 1000)
+            cpu, wall = time.process_time() - cpu, time.monotonic() - wall
+            out[f"idle_{where}_cpu_percent"] = round(100 * cpu / wall, 2)
+            out[f"idle_{where}_frames_drawn"] = app.frames_drawn - drawn
+        finally:
+            app.close()
+    out["idle_budget_percent"] = 5.0
+    out["idle_within_budget"] = all(out[f"idle_{w}_cpu_percent"] < 5.0
+                                    for w in ("table", "lobby"))
+    return out

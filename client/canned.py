@@ -32,7 +32,7 @@ from .model import ClientModel
 NAMES = ("Aiko", "Ben", "Chie", "Dan")
 CHAT = {
     "en": [(1, "anyone have ore? I can give wool"), (0, "maybe next turn :)"),
-           (3, "gg so far"), (1, "that robber again…")],
+           (3, "gg so far"), (1, "that robber again...")],
     "ja": [(1, "鉱石ある人いる？羊毛出せます"), (0, "次のターンならいいよ"),
            (3, "いい勝負だね"), (1, "また盗賊かぁ…")],
 }

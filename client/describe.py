@@ -7,6 +7,7 @@ bought card, a stolen resource) has its own wording for the hidden case.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -15,6 +16,24 @@ from protocol.rules.board import RESOURCES, TERRAIN_NAMES
 Tr = Callable[..., str]
 
 DEV_NAMES = ("knight", "road_building", "year_of_plenty", "monopoly", "victory_point")
+
+
+_BUILTIN_BOT = re.compile(r"(random|greedy|heuristic|search)-bot(?: ([1-4]))?")
+"""The names the server gives the built-in bots it starts (``heuristic-bot 2``)."""
+
+
+def player_name(name: str, kind: str | None, tr: Tr) -> str:
+    """A seat's name as the players see it: a built-in bot by its level
+    ("Bot 2 (Normal)"), anybody else by the name they chose."""
+    m = _BUILTIN_BOT.fullmatch(name) if kind == "bot" else None
+    if m is None:
+        return name
+    from bots.levels import level_of
+
+    level = level_of(m.group(1))
+    label = tr(f"bot.level.{level}") if level else tr("bot.level.random")
+    n = m.group(2)
+    return tr("bot.name", level=label, n=n) if n else tr("bot.name_plain", level=label)
 
 
 def seat_name(model: Any, tr: Tr, seat: int | None) -> str:
@@ -30,7 +49,7 @@ def seat_name(model: Any, tr: Tr, seat: int | None) -> str:
     if 0 <= seat < len(seats):
         name = seats[seat].get("name")
         if name:
-            return str(name)
+            return player_name(str(name), seats[seat].get("kind"), tr)
     return tr("table.seat_n", n=seat + 1)
 
 

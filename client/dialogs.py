@@ -15,9 +15,7 @@ from typing import Any
 import pygame
 
 from protocol.rules import (
-    AcceptTrade,
     Action,
-    ConfirmTrade,
     CounterOffer,
     Discard,
     DiscardKnight,
@@ -29,7 +27,6 @@ from protocol.rules import (
     PlayMonopoly,
     PlayRoadBuilding,
     PlayYearOfPlenty,
-    RejectTrade,
     Steal,
     TokenForcedTrade,
     TokenRobberHome,
@@ -37,7 +34,7 @@ from protocol.rules import (
 
 from .board_view import owner_color
 from .describe import DEV_NAMES
-from .intents import confirmable, covers, may_offer, my_hand, open_trade, terms_ok
+from .intents import may_offer, my_hand, open_trade, terms_ok
 from .scene import Context, Scene
 from .table_gfx import (
     BAD,
@@ -68,6 +65,7 @@ class Dialog(Scene):
     opaque = False
     kind = "dialog"
     cancellable = True
+    after_game_over = False  # stays open once the game is over (else it closes itself)
     width, height = 520, 300  # unscaled panel size
 
     def __init__(self, ctx: Context, ui: TableUI) -> None:
@@ -182,7 +180,7 @@ class Dialog(Scene):
         if self not in self.ctx.stack.scenes:
             return
         self.relabel()
-        if self.model.game_over is not None and self.kind != "game_over":
+        if self.model.game_over is not None and not self.after_game_over:
             self.close()
             return
         if not self.relevant():
@@ -476,13 +474,17 @@ class MaritimeDialog(Dialog):
     """Trade with the bank at the seat's best ratio per resource."""
 
     kind = "bank"
-    width, height = 580, 340
+    width, height = 580, 364
 
     def __init__(self, ctx: Context, ui: TableUI) -> None:
         self.give: int | None = None
         self.get: int | None = None
+        self.lots = 1  # trades of the same kind in a row
+        self.queued = 0  # lots still to send (one action each, after the last is answered)
         self.give_tiles: dict[int, pygame.Rect] = {}
         self.get_tiles: dict[int, pygame.Rect] = {}
+        self.minus = pygame.Rect(0, 0, 0, 0)
+        self.plus = pygame.Rect(0, 0, 0, 0)
         super().__init__(ctx, ui)
 
     def title(self) -> str:
@@ -500,6 +502,9 @@ class MaritimeDialog(Dialog):
         self.get_tiles = {r: pygame.Rect(body.x + r * (w + px(12)), body.y + px(128), w, px(76))
                           for r in range(5)}
         self.footer(["close", "ok"])
+        close = self.buttons["close"].rect  # the lot count, left of the footer's buttons
+        self.plus = pygame.Rect(close.x - px(40), close.y + px(5), px(28), px(28))
+        self.minus = self.plus.move(-px(72), 0)
 
     def ratios(self) -> list[int]:
         you = (self.model.view or {}).get("you") or {}
@@ -508,8 +513,23 @@ class MaritimeDialog(Dialog):
     def options(self) -> list[MaritimeTrade]:
         return [a for a in self.model.legal if isinstance(a, MaritimeTrade)]
 
+    def most_lots(self) -> int:
+        """How many trades of the chosen kind the hand and the bank allow in a row."""
+        if self.give is None or self.get is None:
+            return 1
+        hand = my_hand(self.model) or [0] * 5
+        bank = (self.model.view or {}).get("bank", [0] * 5)
+        return max(1, min(int(hand[self.give]) // max(1, self.ratios()[self.give]),
+                          int(bank[self.get])))
+
     def click(self, pos: tuple[int, int]) -> bool:
         opts = self.options()
+        if self.minus.collidepoint(pos):
+            self.lots = max(1, self.lots - 1)
+            return True
+        if self.plus.collidepoint(pos):
+            self.lots = min(self.most_lots(), self.lots + 1)
+            return True
         for res, rect in self.give_tiles.items():
             if rect.collidepoint(pos) and any(a.give == res for a in opts):
                 self.give = res
@@ -525,13 +545,25 @@ class MaritimeDialog(Dialog):
     def _ok(self) -> None:
         if self.give is None or self.get is None:
             return
-        self.send(MaritimeTrade(self.give, self.get))
+        if self.send(MaritimeTrade(self.give, self.get)):
+            self.queued = self.lots - 1
 
     def relevant(self) -> bool:
-        return any(type(a) is EndTurn for a in self.model.legal) or self.ui.pending()
+        return (any(type(a) is EndTurn for a in self.model.legal) or self.ui.pending()
+                or self.queued > 0)
 
     def update(self, dt: float) -> None:
         super().update(dt)
+        m = self.model
+        if (self.queued > 0 and not self.ui.pending() and self.give is not None
+                and self.get is not None and m.legal_version == m.version and m.legal):
+            trade = MaritimeTrade(self.give, self.get)
+            if self.ui.may(trade) and self.send(trade):
+                self.queued -= 1
+            else:
+                self.queued = 0  # the hand or the bank ran short: stop
+        if self.queued == 0:
+            self.lots = min(self.lots, self.most_lots())
         opts = self.options()
         if self.give is not None and not any(a.give == self.give for a in opts):
             self.give = None
@@ -556,15 +588,28 @@ class MaritimeDialog(Dialog):
             ok = any(a.get == res and (self.give is None or a.give == self.give) for a in opts)
             self.resource_tile(surface, rect, res, "", self.tr("table.dlg.bank_has", n=bank[res]),
                                ok and res != self.give, self.get == res)
-        ready = (self.give is not None and self.get is not None
+        ready = (self.give is not None and self.get is not None and self.queued == 0
                  and self.ui.may(MaritimeTrade(self.give, self.get)))
         self.buttons["ok"].enabled = ready
-        if self.give is not None and self.get is not None:
-            summary = self.tr("table.dlg.bank_summary", n=ratios[self.give],
-                              give=self.tr(f"table.res.{RES_KEYS[self.give]}"),
-                              get=self.tr(f"table.res.{RES_KEYS[self.get]}"))
-            t.draw(surface, t.fit(summary, 13, body.w // 2, True),
-                   (body.x, self.buttons["ok"].rect.centery), 13, INK, True, "midleft")
+        y = self.get_tiles[0].bottom + px(16)
+        if self.give is None:
+            hint = self.tr("table.dlg.bank_pick_give")
+        elif self.get is None:
+            hint = self.tr("table.dlg.bank_pick_get")
+        else:
+            hint = self.tr("table.dlg.bank_summary", n=ratios[self.give] * self.lots,
+                           give=self.tr(f"table.res.{RES_KEYS[self.give]}"), m=self.lots,
+                           get=self.tr(f"table.res.{RES_KEYS[self.get]}"))
+        t.draw(surface, t.fit(hint, 13, body.w, True), (body.x, y), 13,
+               INK if self.give is not None and self.get is not None else BAD, True, "midleft")
+        most = self.most_lots()
+        for rect, sign, on in ((self.minus, "−", self.lots > 1),
+                               (self.plus, "+", self.lots < most)):
+            pygame.draw.rect(surface, (90, 110, 140) if on else (170, 170, 170), rect,
+                             border_radius=px(6))
+            t.draw(surface, sign, rect.center, 16, (255, 255, 255), True, "center")
+        t.draw(surface, f"×{self.lots}", ((self.minus.right + self.plus.x) // 2,
+                                          self.plus.centery), 15, INK, True, "center")
 
 
 # --- domestic trade ------------------------------------------------------------------------------
@@ -619,9 +664,15 @@ class TradeComposeDialog(Dialog):
             for other in range(int((self.model.view or {}).get("players", 0))):
                 if other != seat:
                     opponents.append(other)
+            # as wide as their labels, all inside the panel (a long name is cut)
+            room = body.right - x - px(8) * (len(opponents) - 1)
+            widths = []
             for q in opponents:
                 label = (self.tr("table.dlg.everyone") if q is None else self.ui.seat_name(q))
-                w2 = min(px(130), self.ui.text.font(13, True).size(label)[0] + px(34))
+                widths.append(min(px(130), self.ui.text.font(13, True).size(label)[0] + px(34)))
+            if sum(widths) > room:
+                widths = [max(px(48), room // len(opponents))] * len(opponents)
+            for q, w2 in zip(opponents, widths, strict=True):
                 self.target_rects[q] = pygame.Rect(x, y, w2, px(28))
                 x += w2 + px(8)
         self.footer(["cancel", "ok"])
@@ -703,139 +754,6 @@ class TradeComposeDialog(Dialog):
             msg = self.tr("table.dlg.trade_hint")
             t.draw(surface, t.fit(msg, 12, body.w - px(260), False),
                    (body.x, self.buttons["ok"].rect.centery), 12, INK_SOFT, False, "midleft")
-
-
-class TradeAnswerDialog(Dialog):
-    """An offer addressed to this seat: accept, reject or counter."""
-
-    kind = "trade_answer"
-    cancellable = False
-    width, height = 520, 250
-
-    def title(self) -> str:
-        trade = open_trade(self.model) or {}
-        return self.tr("table.dlg.offer_from", name=self.ui.seat_name(trade.get("offerer")))
-
-    def build(self) -> None:
-        self.buttons["counter"] = TButton("counter", self.tr("table.dlg.counter_btn"),
-                                          self._counter)
-        self.buttons["reject"] = TButton("reject", self.tr("table.dlg.reject"), self._reject)
-        self.buttons["accept"] = TButton("accept", self.tr("table.dlg.accept"), self._accept,
-                                         primary=True)
-
-    def place(self, body: pygame.Rect) -> None:
-        self.footer(["counter", "reject", "accept"])
-
-    def _accept(self) -> None:
-        self.send(AcceptTrade())
-
-    def _reject(self) -> None:
-        self.send(RejectTrade())
-
-    def _counter(self) -> None:
-        if not self.ui.pending():
-            self.replace_with(TradeComposeDialog(self.ctx, self.ui, counter=True))
-
-    def relevant(self) -> bool:
-        trade = open_trade(self.model)
-        seat = self.model.seat
-        return (trade is not None and seat is not None and trade["status"][seat] == 0) or \
-            self.ui.pending()
-
-    def draw_body(self, surface: pygame.Surface, body: pygame.Rect) -> None:
-        t = self.ui.text
-        px = self.ui.px
-        trade = open_trade(self.model)
-        self.buttons["accept"].enabled = self.ui.may(AcceptTrade())
-        self.buttons["reject"].enabled = self.ui.may(RejectTrade())
-        self.buttons["counter"].enabled = not self.ui.pending()
-        if trade is None:
-            return
-        t.draw(surface, self.tr("table.dlg.you_get"), (body.x, body.y + px(4)), 13, INK_SOFT, True)
-        self.chips(surface, trade["give"], body.x + px(110), body.y, 26)
-        t.draw(surface, self.tr("table.dlg.you_give"), (body.x, body.y + px(48)), 13, INK_SOFT,
-               True)
-        self.chips(surface, trade["get"], body.x + px(110), body.y + px(44), 26)
-        hand = my_hand(self.model) or [0] * 5
-        if not covers(hand, trade["get"]):
-            t.draw(surface, self.tr("table.dlg.cannot_pay"), (body.x, body.y + px(88)), 12, BAD,
-                   True)
-
-
-class TradeOffererDialog(Dialog):
-    """The open offer of this seat: see the answers, confirm with one seat, or cancel."""
-
-    kind = "trade_offerer"
-    cancellable = False
-    width, height = 560, 330
-
-    def title(self) -> str:
-        return self.tr("table.dlg.your_offer")
-
-    def build(self) -> None:
-        self.buttons["cancel"] = TButton("cancel", self.tr("table.dlg.cancel_offer"),
-                                         self._cancel)
-        players = int((self.model.view or {}).get("players", 4))
-        for q in range(players):
-            self.buttons[f"confirm{q}"] = TButton(
-                f"confirm{q}", self.tr("table.dlg.confirm"),
-                partial(self.send, ConfirmTrade(q)), primary=True)
-
-    def place(self, body: pygame.Rect) -> None:
-        self.footer(["cancel"])  # the confirm buttons sit on the rows of the addressed seats
-
-    def _cancel(self) -> None:
-        from protocol.rules import CancelTrade
-
-        self.send(CancelTrade())
-
-    def relevant(self) -> bool:
-        trade = open_trade(self.model)
-        return (trade is not None and trade["offerer"] == self.model.seat) or self.ui.pending()
-
-    def draw_body(self, surface: pygame.Surface, body: pygame.Rect) -> None:
-        t = self.ui.text
-        px = self.ui.px
-        trade = open_trade(self.model)
-        if trade is None:
-            for name, btn in self.buttons.items():
-                btn.enabled = name == "cancel" and False
-            return
-        t.draw(surface, self.tr("table.dlg.you_give"), (body.x, body.y + px(4)), 13, INK_SOFT, True)
-        self.chips(surface, trade["give"], body.x + px(100), body.y, 24)
-        t.draw(surface, self.tr("table.dlg.you_get"), (body.x, body.y + px(36)), 13, INK_SOFT,
-               True)
-        self.chips(surface, trade["get"], body.x + px(100), body.y + px(32), 24)
-        ok_seats = set(confirmable(self.model)) if not self.ui.pending() else set()
-        players = int((self.model.view or {}).get("players", 4))
-        y = body.y + px(78)
-        for q, st in enumerate(trade["status"]):
-            confirm = self.buttons.get(f"confirm{q}")
-            if confirm is None:
-                continue
-            btn = confirm
-            btn.visible = st >= 0
-            btn.enabled = q in ok_seats
-            if st < 0:
-                continue
-            btn.rect = pygame.Rect(body.right - px(110), y, px(110), px(30))
-            col = owner_color(q, players)
-            pygame.draw.circle(surface, shade(col, -0.4), (body.x + px(9), y + px(15)), px(9))
-            pygame.draw.circle(surface, col, (body.x + px(9), y + px(15)), px(7))
-            t.draw(surface, t.fit(self.ui.seat_name(q), 14, px(130), True),
-                   (body.x + px(24), y + px(15)), 14, INK, True, "midleft")
-            label = self.tr(f"table.trade.status.{_STATUS_KEYS.get(st, 'waiting')}")
-            colr = {1: GOOD, 2: BAD, 3: (200, 130, 20)}.get(st, INK_SOFT)
-            lr = t.draw(surface, label, (body.x + px(160), y + px(15)), 13, colr, True, "midleft")
-            counter = trade["counters"][q] if st == 3 else None
-            if counter is not None:
-                # the counter is from their side (they give counter[0]); shown from ours,
-                # in the order of the offer above: what we give ⇄ what we get
-                x = self.chips(surface, counter[1], lr.right + px(10), y + px(5), 20)
-                t.draw(surface, "⇄", (x + px(4), y + px(15)), 14, INK_SOFT, True, "midleft")
-                self.chips(surface, counter[0], x + px(22), y + px(5), 20)
-            y += px(40)
-        self.buttons["cancel"].enabled = not self.ui.pending()
 
 
 # --- robbing -------------------------------------------------------------------------------------
@@ -1036,6 +954,7 @@ class GameOverDialog(Dialog):
     """Final scores, the winner first."""
 
     kind = "game_over"
+    after_game_over = True
     width, height = 500, 380
 
     def title(self) -> str:
@@ -1049,15 +968,26 @@ class GameOverDialog(Dialog):
 
     def build(self) -> None:
         self.buttons["board"] = TButton("board", self.tr("table.dlg.view_board"), self.close)
+        app = self.ctx.options.get("app")
+        self._again = getattr(app, "play", None) is not None
+        if self._again:  # kaitaku play: the same bots again
+            self.buttons["again"] = TButton("again", self.tr("table.dlg.play_again"),
+                                            self._play_again, primary=True)
         self.buttons["lobby"] = TButton("lobby", self.tr("table.dlg.to_lobby"), self._leave,
-                                        primary=True)
+                                        primary=not self._again)
 
     def place(self, body: pygame.Rect) -> None:
-        self.footer(["board", "lobby"])
+        self.footer(["board", "lobby", "again"] if self._again else ["board", "lobby"])
 
     def _leave(self) -> None:
         self.ctx.send({"type": "leave"})
         self.close()
+
+    def _play_again(self) -> None:
+        app = self.ctx.options.get("app")
+        self.close()
+        if app is not None:
+            app.new_game()
 
     def vp_cards(self) -> list[int]:
         for ev in reversed(self.model.events):
@@ -1104,6 +1034,7 @@ class ConfirmLeaveDialog(Dialog):
     """Leave the table (back to the lobby)?"""
 
     kind = "leave"
+    after_game_over = True
     width, height = 460, 190
 
     def title(self) -> str:
@@ -1118,12 +1049,45 @@ class ConfirmLeaveDialog(Dialog):
         self.footer(["stay", "leave"])
 
     def _leave(self) -> None:
-        self.ctx.send({"type": "leave"})
+        app = self.ctx.options.get("app")
         self.close()
+        if app is not None:
+            app.leave_table()  # kaitaku play keeps a running game
+        else:
+            self.ctx.send({"type": "leave"})
 
     def draw_body(self, surface: pygame.Surface, body: pygame.Rect) -> None:
         playing = self.model.table_status == "playing" and self.model.seat is not None
-        text = self.tr("table.dlg.leave_playing" if playing else "table.dlg.leave_text")
+        kept = getattr(self.ctx.options.get("app"), "play", None) is not None
+        text = self.tr(("table.dlg.leave_kept" if kept else "table.dlg.leave_playing")
+                       if playing else "table.dlg.leave_text")
         for i, line in enumerate(self.ui.text.wrap(text, 13, body.w)[:3]):
             self.ui.text.draw(surface, line, (body.x, body.y + i * self.ui.px(18)), 13, INK)
 
+
+
+class ConfirmQuitDialog(Dialog):
+    """Quit in the middle of a game? (The window's close button; a second close quits.)"""
+
+    kind = "quit"
+    width, height = 480, 200
+
+    def __init__(self, ctx: Context, ui: TableUI, saved: bool = False) -> None:
+        self.saved = saved
+        super().__init__(ctx, ui)
+
+    def title(self) -> str:
+        return self.tr("table.dlg.quit")
+
+    def build(self) -> None:
+        self.buttons["stay"] = TButton("stay", self.tr("table.dlg.keep_playing"), self.close)
+        self.buttons["quit"] = TButton("quit", self.tr("table.dlg.quit_ok"), self.ctx.quit,
+                                       primary=True)
+
+    def place(self, body: pygame.Rect) -> None:
+        self.footer(["stay", "quit"])
+
+    def draw_body(self, surface: pygame.Surface, body: pygame.Rect) -> None:
+        text = self.tr("table.dlg.quit_kept" if self.saved else "table.dlg.quit_text")
+        for i, line in enumerate(self.ui.text.wrap(text, 13, body.w)[:4]):
+            self.ui.text.draw(surface, line, (body.x, body.y + i * self.ui.px(18)), 13, INK)

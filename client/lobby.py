@@ -15,6 +15,7 @@ from typing import Any
 
 import pygame
 
+from .describe import player_name
 from .model import CONNECTING, OFFLINE
 from .net import parse_address
 from .scene import Context, Scene
@@ -48,18 +49,25 @@ TIMER_CHOICES = (0, 15, 30, 45, 60, 90, 120, 180, 300)
 REFRESH_EVERY = 3.0
 """Seconds between table-list refreshes while the lobby is shown."""
 LANGUAGES = (("ja", "日本語"), ("en", "English"))
+LAN_OFF = "off"
+"""``discovery_note`` for discovery turned off by the user (``--no-discovery``)."""
 
 
 def bot_kinds() -> list[str]:
-    """The built-in bots a table may seat (whatever ``bots.BUILTIN_BOTS`` holds)."""
-    from bots import BUILTIN_BOTS
+    """The bots a new table may seat: one per level, weakest first (``bots.levels``)."""
+    from bots.levels import LEVELS
 
-    return list(BUILTIN_BOTS)
+    return list(LEVELS.values())
 
 
 def bot_label(ctx: Context, kind: str) -> str:
-    key = f"lobby.bot.{kind}"
-    return ctx.tr(key) if ctx.tr.has(key) else ctx.tr("lobby.bot.generic", name=kind)
+    """A bot kind by its level ("Bot (Normal)")."""
+    from bots.levels import level_of
+
+    level = level_of(kind)
+    if level is None:
+        return ctx.tr("lobby.bot.generic", name=kind)
+    return ctx.tr("bot.name_plain", level=ctx.tr(f"bot.level.{level}"))
 
 
 def settings_text(ctx: Context, settings: dict[str, Any], timer: int | None = None) -> str:
@@ -84,8 +92,9 @@ class LobbyScene(Scene):
                  on_disconnect: Callable[[], None] | None = None,
                  on_lang: Callable[[str], str] | None = None,
                  servers: Callable[[], list[Any]] | None = None,
-                 discovery_note: str | None = None) -> None:
+                 discovery_note: str | None = None, play: Any = None) -> None:
         super().__init__(ctx)
+        self.play = play  # kaitaku play's App: the kept game to continue, a new game
         self.on_connect = on_connect
         self.on_disconnect = on_disconnect
         self.on_lang = on_lang
@@ -121,6 +130,8 @@ class LobbyScene(Scene):
         self.start_button = Button(pygame.Rect(0, 0, 10, 10), "", self.start)
         self.leave_button = Button(pygame.Rect(0, 0, 10, 10), "", self.leave)
         self.seat_buttons: list[Button] = []
+        self.continue_button = Button(pygame.Rect(0, 0, 10, 10), "", self._continue)
+        self.new_game_button = Button(pygame.Rect(0, 0, 10, 10), "", self._new_game)
         self.inputs = [self.address_input, self.name_input]
         self._layout()
         self._relabel()
@@ -224,6 +235,18 @@ class LobbyScene(Scene):
 
     # -- callbacks ---------------------------------------------------------------------
 
+    def _continue(self) -> None:
+        if self.play is not None:
+            self.play.continue_game()
+
+    def _new_game(self) -> None:
+        if self.play is not None:
+            self.play.new_game()
+
+    def play_offer(self) -> dict[str, Any] | None:
+        """The kept game ``kaitaku play`` offers to continue (None: none)."""
+        return getattr(self.play, "offer", None) if self.play is not None else None
+
     def _connect_clicked(self) -> None:
         if self.mode == "offline":
             self.connect()
@@ -266,12 +289,18 @@ class LobbyScene(Scene):
             self._tab(-1 if getattr(event, "mod", 0) & pygame.KMOD_SHIFT else 1)
             return True
         mode = self.mode
-        widgets: list[Any] = [self.lang_toggle, self.connect_button, self.server_list]
+        widgets: list[Any] = [self.lang_toggle, self.connect_button]
+        if self.play is None:  # kaitaku play shows its game there instead
+            widgets.append(self.server_list)
         if mode == "offline":
             widgets += self.inputs
         if mode == "lobby":
             widgets += [self.refresh_button, self.new_button, self.join_button,
                         self.spectate_button, self.table_list, *self.seat_buttons]
+            if self.play is not None:
+                widgets.append(self.new_game_button)
+                if self.play_offer() is not None:
+                    widgets.append(self.continue_button)
         if mode == "waiting":
             widgets += [self.start_button, self.leave_button]
         used = False
@@ -288,6 +317,11 @@ class LobbyScene(Scene):
                 self.open_create()
                 return True
         return used
+
+    def next_frame(self) -> float | None:
+        """A focused field's caret blinks (servers found on the LAN and the table
+        list come in between, at the App's idle pace or as news)."""
+        return 0.5 if any(w.focused for w in self.inputs) else None
 
     def _tab(self, step: int) -> None:
         if self.mode != "offline":
@@ -393,6 +427,9 @@ class LobbyScene(Scene):
         inner = self.lan_panel.inflate(-24, -24)
         self.server_list.rect = pygame.Rect(inner.x, inner.y + 44, inner.w,
                                             max(52, inner.h - 44 - 26))
+        # kaitaku play: continue the kept game, or a new one (in place of the LAN list)
+        self.continue_button.rect = pygame.Rect(inner.x, inner.y + 96, inner.w, 44)
+        self.new_game_button.rect = pygame.Rect(inner.x, inner.y + 150, inner.w, 40)
         # tables panel
         inner = self.right.inflate(-24, -24)
         bw = 130
@@ -433,7 +470,10 @@ class LobbyScene(Scene):
                   "midright")
         self.lang_toggle.draw(surface, font(18))
         self._draw_connect(surface)
-        self._draw_lan(surface)
+        if self.play is not None:
+            self._draw_play(surface)
+        else:
+            self._draw_lan(surface)
         if self.mode == "waiting":
             self._draw_waiting(surface)
         else:
@@ -468,12 +508,38 @@ class LobbyScene(Scene):
             draw_text(surface, small, line, (self.status_pos[0], y), color)
             y += small.get_linesize()
 
+    def _draw_play(self, surface: pygame.Surface) -> None:
+        tr, font = self.ctx.tr, self.ctx.font
+        inner = draw_panel(surface, self.lan_panel, font(22, True), tr("play.title"))
+        if self.mode != "lobby":
+            return
+        offer = self.play_offer()
+        small = font(15)
+        if offer is not None:
+            text = tr("play.kept", turn=offer.get("turn", 0), bots=int(offer.get("players", 4)) - 1)
+            self.new_game_button.label = tr("play.new_game_instead")
+        else:
+            text = tr("play.nothing_kept")
+            self.new_game_button.label = tr("play.new_game")
+        y = inner.y + 44
+        for line in _wrap_lines(small, text, inner.w, 2):
+            draw_text(surface, small, line, (inner.x, y), TEXT)
+            y += small.get_linesize()
+        if offer is not None:
+            self.continue_button.label = tr("play.continue")
+            self.continue_button.draw(surface, font(18, True))
+        self.new_game_button.draw(surface, font(16))
+
     def _draw_lan(self, surface: pygame.Surface) -> None:
         tr, font = self.ctx.tr, self.ctx.font
         inner = draw_panel(surface, self.lan_panel, font(22, True), tr("lobby.lan.title"))
         if not self.server_list.items:
-            note = (tr("lobby.lan.unavailable", reason=self.discovery_note)
-                    if self.discovery_note else tr("lobby.lan.searching"))
+            if self.discovery_note == LAN_OFF:
+                note = tr("lobby.lan.off")
+            elif self.discovery_note:
+                note = tr("lobby.lan.unavailable", reason=self.discovery_note)
+            else:
+                note = tr("lobby.lan.searching")
             y = inner.y
             for line in _wrap_lines(font(15), note, inner.w, 6):
                 draw_text(surface, font(15), line, (inner.x, y), TEXT_DIM)
@@ -599,7 +665,8 @@ class LobbyScene(Scene):
             draw_text(surface, f, tr("lobby.seat", n=i + 1), (row.x + 40, row.centery), TEXT_DIM,
                       "midleft")
             kind = seat.get("kind", "empty")
-            name = seat.get("name") or tr("lobby.seat.empty")
+            name = (player_name(str(seat["name"]), kind, tr) if seat.get("name")
+                    else tr("lobby.seat.empty"))
             if i == mine:
                 name = f"{name} ({tr('lobby.seat.you')})"
             draw_text(surface, font(16, kind != "empty"), fit_text(f, name, row.w // 2 - 60),
@@ -662,8 +729,10 @@ class CreateTableDialog(Scene):
             for s in TIMER_CHOICES])
         self.checks = {o: Checkbox(pygame.Rect(0, 0, 10, 10), tr(f"lobby.opt.{o}"))
                        for o in OPTIONS}
+        # at kaitaku play's local server nobody else can sit down: bots by default
+        first = self.kinds.index("heuristic") if lobby.play is not None else 0
         self.seat_selectors = [
-            Selector(pygame.Rect(0, 0, 10, 10), self._kind_options(), 0, wrap=True)
+            Selector(pygame.Rect(0, 0, 10, 10), self._kind_options(), first, wrap=True)
             for _ in range(3)]
         self.create_button = Button(pygame.Rect(0, 0, 10, 10), tr("lobby.create.create"),
                                     self.submit)
@@ -750,6 +819,9 @@ class CreateTableDialog(Scene):
         self.create_button.rect = pygame.Rect(inner.right - 150, inner.bottom - 42, 150, 42)
         self.cancel_button.rect = pygame.Rect(inner.right - 310, inner.bottom - 42, 150, 42)
         self.note_pos = (x + label_w, y + 40 * 4 + 8)
+
+    def next_frame(self) -> float | None:
+        return 0.5 if self.name_input.focused else None
 
     def _widgets(self) -> list[Any]:
         return [self.name_input, self.players_stepper, self.vp_stepper, self.timer_selector,
@@ -843,7 +915,7 @@ def _wrap_lines(font: pygame.font.Font, text: str, width: int, most: int) -> lis
     lines = wrap(font, text, max(20, width))
     if len(lines) > most:
         lines = lines[:most]
-        lines[-1] = fit_text(font, lines[-1] + "…", width)
+        lines[-1] = fit_text(font, lines[-1] + "...", width)
     return lines
 
 

@@ -25,7 +25,9 @@ What it does by itself:
   the first ``hello`` of a new NetClient (without ``seen``: the server sends
   the whole view), so a restarted window takes its seat back; a token the
   server refuses (``bad_resume``) is dropped quietly and the client stays in
-  the lobby; the entry goes when the game is over or the seat is left;
+  the lobby; the entry goes when the game is over or the seat is left
+  (``state_key`` files it under another key than ``host:port``; with
+  ``reclaim=False`` the token is stored but the first hello does not present it);
 - gives up (``offline``) with a clear reason on a refused first connection,
   ``version_unsupported``, ``replaced``, or too many failed attempts.
 
@@ -126,7 +128,8 @@ class NetClient:
                  reconnect: bool = True, max_attempts: int = 30,
                  backoff: tuple[float, float] = (0.25, 5.0), connect_timeout: float = 5.0,
                  keepalive: float = 15.0, dead_after: float = 45.0,
-                 version: str = VERSION_STRING, state: StateFile | None = None) -> None:
+                 version: str = VERSION_STRING, state: StateFile | None = None,
+                 state_key: str | None = None, reclaim: bool = True) -> None:
         self.host = host
         self.port = port
         self.name = name
@@ -167,9 +170,10 @@ class NetClient:
         self.ever_online = False
         # the seat to reclaim after a restart of the client (see client/state_file.py)
         self.state = state
+        self.state_key = state_key or self.address
         self._stored = False  # the first hello presents a token from the state file
-        if state is not None and role == "player":
-            stored = state.get(self.address)
+        if state is not None and role == "player" and reclaim:
+            stored = state.get(self.state_key)
             if stored is not None and not stored.held_elsewhere():
                 self.token, self.table, self.seat = stored.token, stored.table, stored.seat
                 self._stored = True
@@ -471,11 +475,11 @@ class NetClient:
         """Store the seat's resume token (a player's seat only)."""
         if (self.state is not None and self.token is not None and self.table is not None
                 and self.seat is not None):
-            self.state.put(self.address, self.token, self.table, self.seat)
+            self.state.put(self.state_key, self.token, self.table, self.seat)
 
     def _forget_seat(self) -> None:
         if self.state is not None:
-            self.state.drop(self.address)
+            self.state.drop(self.state_key)
 
     def _set_ready(self) -> None:
         self._ready = True

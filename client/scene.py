@@ -63,6 +63,11 @@ class Scene:
     def resized(self, size: tuple[int, int]) -> None:
         """The window changed size."""
 
+    def next_frame(self) -> float | None:
+        """Seconds until this scene looks different by itself (an animation: 0, a
+        blinking caret: its half period); None: only input or news change it."""
+        return None
+
     def enter(self) -> None:
         """Became the top scene."""
 
@@ -124,3 +129,8 @@ class SceneStack:
     def resized(self, size: tuple[int, int]) -> None:
         for scene in self.scenes:
             scene.resized(size)
+
+    def next_frame(self) -> float | None:
+        """The soonest :meth:`Scene.next_frame` of the scenes drawn."""
+        waits = [w for scene in self.scenes if (w := scene.next_frame()) is not None]
+        return min(waits) if waits else None

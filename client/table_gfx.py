@@ -214,12 +214,9 @@ class TextCache:
 
     def fit(self, text: str, size: int, width: int, bold: bool = False) -> str:
         """``text`` cut with an ellipsis to fit ``width`` pixels."""
-        f = self.font(size, bold)
-        if f.size(text)[0] <= width:
-            return text
-        while text and f.size(text + "…")[0] > width:
-            text = text[:-1]
-        return text + "…"
+        from .widgets import fit_text
+
+        return fit_text(self.font(size, bold), text, width)
 
     def wrap(self, text: str, size: int, width: int, bold: bool = False) -> list[str]:
         from .widgets import wrap

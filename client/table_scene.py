@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -48,8 +49,8 @@ from protocol.rules import (
 
 from . import dialogs
 from .board_view import BoardView, Highlights, LastMove, last_move, owner_color
-from .describe import describe
-from .intents import may_offer, open_trade
+from .describe import cards_text, describe
+from .intents import may_offer
 from .model import OFFLINE, ONLINE, RECONNECTING
 from .scene import Context, Scene
 from .table_gfx import (
@@ -81,12 +82,12 @@ from .table_gfx import (
     text_on,
 )
 from .table_widgets import TableUI, TButton, TextInput
+from .trade_panel import TradePanel
 
 _PLAY_ACTIONS: dict[int, type[Action]] = {
     0: PlayKnight, 1: PlayRoadBuilding, 2: PlayYearOfPlenty, 3: PlayMonopoly,
 }
 _DEV_KEYS = ("knight", "road_building", "year_of_plenty", "monopoly", "victory_point")
-_STATUS_KEYS = {0: "waiting", 1: "accepted", 2: "rejected", 3: "countered"}
 DICE_SECONDS = 0.6
 """How long the dice tumble before they settle on the roll."""
 ROBBER_SECONDS = 0.7
@@ -95,6 +96,8 @@ PIECE_SECONDS = 0.25
 """How long a new road, settlement or city takes to appear."""
 GAIN_SECONDS = 1.2
 """How long a hand card shows the cards just gained."""
+LOG_RETURN_SECONDS = 20.0
+"""The log scrolled up goes back to its newest line after this long without scrolling."""
 CATCH_UP = 24
 """More new events than this at once are a catch-up (after a reconnect), not news."""
 QUIET_SECONDS = 1.0
@@ -130,6 +133,9 @@ class TableScene(Scene):
         self.hover: tuple[int, int] | None = None
         self.pulse = 0.0
         self.log_scroll = 0
+        self.log_new = 0  # lines that came in while the log was scrolled up
+        self._log_scrolled_at = 0.0
+        self.log_cue = pygame.Rect(0, 0, 0, 0)  # "n new ▼": back to the newest line
         self.chat_scroll = 0
         self.chat = TextInput(self._send_chat)
         self._over_shown = False
@@ -162,6 +168,9 @@ class TableScene(Scene):
         self._banner_key: tuple[Any, ...] = ()
         self._banner_spots: dict[int, pygame.Rect] = {}
         self.buttons: dict[str, TButton] = {}
+        self.notes: list[tuple[object, str]] = []  # the client's own log lines (after an event)
+        self._presence: list[tuple[bool, bool]] | None = None  # (connected, auto) per seat
+        self.trade_panel = TradePanel(self.ui, self._send, self._open_counter, self.note)
         self._tr = ctx.tr  # the translator the labels come from
         # animations: presentation only, started by events that arrive while the table shows
         self._seen_event: object = _UNSEEN  # the newest event already looked at
@@ -226,10 +235,59 @@ class TableScene(Scene):
     def enter(self) -> None:
         self._derived_key = None
 
+    def next_frame(self) -> float | None:
+        """Animations need every frame; lit spots pulse (30 frames a second), the
+        chat caret blinks, the turn timer counts down by the second."""
+        if self.animating:
+            return 0.0
+        waits = []
+        if self.highlights is not None:
+            waits.append(1 / 30)
+        if self.chat.focused:
+            waits.append(0.5)
+        left = self.ctx.model.time_left()
+        if left is not None:
+            waits.append((left % 1.0) or 1.0)
+        return min(waits) if waits else None
+
+    def toast_area(self) -> pygame.Rect:
+        """Notices go over the island, never over the player panels."""
+        return self.rects["left"]
+
+    def note(self, text: str) -> None:
+        """A line of the client's own in the log, after the newest event."""
+        events = self.ctx.model.events
+        self.notes.append((events[-1] if events else None, text))
+        del self.notes[:-40]
+
+    def _watch_presence(self) -> None:
+        """A line in the log when a player drops, comes back, or a bot stands in."""
+        m = self.ctx.model
+        now = [(bool(s.get("connected", True)), bool(s.get("auto")))
+               for s in m.table_seats if s.get("kind") == "human"]
+        seats = [q for q, s in enumerate(m.table_seats) if s.get("kind") == "human"]
+        before, self._presence = self._presence, now
+        if before is None or len(before) != len(now) or m.view is None:
+            return
+        tr = self.ctx.tr
+        for q, (old, new) in zip(seats, zip(before, now, strict=True), strict=True):
+            name = self.ui.seat_name(q)
+            if old[0] and not new[0]:
+                self.note(tr("table.presence.dropped", name=name))
+            elif not old[0] and new[0]:
+                self.note(tr("table.presence.back", name=name))
+            if new[1] and not old[1]:
+                self.note(tr("table.presence.stand_in", name=name))
+
     def update(self, dt: float) -> None:
         self.pulse = (self.pulse + dt * 0.8) % 1.0
+        self._watch_presence()
+        if self.log_scroll and time.monotonic() - self._log_scrolled_at > LOG_RETURN_SECONDS:
+            self.log_scroll = self.log_new = 0  # back to the newest line by itself
         self._derive()
         self._auto_dialogs()
+        self.trade_panel.update()
+        self.trade_panel.auto_decline()
         self._animate(dt)
 
     # -- animations ------------------------------------------------------------------------
@@ -330,6 +388,8 @@ class TableScene(Scene):
             return False
         if self.chat.handle(event):
             return True
+        if self.trade_panel.handle(event):
+            return True
         if event.type == pygame.MOUSEMOTION:
             self.hover = event.pos
             for btn in self.buttons.values():
@@ -352,6 +412,9 @@ class TableScene(Scene):
         for btn in self.buttons.values():
             if btn.handle(event):
                 return True
+        if self.log_cue.collidepoint(event.pos) and not self.trade_panel.visible:
+            self.log_scroll = self.log_new = 0
+            return True
         for owner, rect in self.neutral_rects.items():
             if rect.collidepoint(event.pos):
                 self.neutral = owner
@@ -383,12 +446,13 @@ class TableScene(Scene):
         self._draw_dice(surface, view)
         if self.gains:
             self._draw_gains(surface)
-        self._draw_trade_strip(surface, view)
+        self.trade_panel.draw(surface)
         if self.highlights is not None:
             self.board.draw_highlights(surface, self.highlights, self.hover, self.pulse)
         self._draw_banner(surface)
         self._draw_timer(surface)
         self._draw_hand_hover(surface, view)
+        self._draw_reason(surface)
         for btn in self.buttons.values():
             btn.draw(surface, self.ui, 17 if btn.primary else 13)
         self.chat.draw(surface, self.ui, self.ctx.tr("table.chat_placeholder"))
@@ -404,12 +468,14 @@ class TableScene(Scene):
             "board": (*self._pieces_key(view), self.last_move(), self.piece_new),
             "top": (tuple(view["bank"]), view["dev_deck"], view.get("turn"), view.get("phase"),
                     m.connection),
-            "players": (repr(view["seats"]), view.get("current"), tuple(view.get("to_act", ())),
+            "players": (repr(view["seats"]), view.get("current"), view.get("turn"),
+                        tuple(view.get("to_act", ())),
                         view.get("phase"), view.get("longest_road"), view.get("largest_army"),
-                        you.get("vp_total"), repr(m.table_seats), m.seat),
+                        you.get("vp_total"), repr(m.table_seats), m.seat,
+                        repr((m.game_over or {}).get("scores"))),
             "histogram": (tuple(m.dice), tuple(view.get("last_roll") or ())),
-            "log": (len(events), id(events[-1]) if events else 0, self.log_scroll,
-                    id(m.table_seats)),
+            "log": (len(events), id(events[-1]) if events else 0, self.log_scroll, self.log_new,
+                    id(m.table_seats), len(self.notes), bool(self.dice_anim)),
             "chat": (len(chat), id(chat[-1]) if chat else 0, self.chat_scroll,
                      id(m.table_seats)),
             "bottom": (repr(you), tuple(sorted({type(a).__name__ for a in m.legal})), m.seat),
@@ -503,23 +569,30 @@ class TableScene(Scene):
         r["histogram"] = pygame.Rect(x0, y, inner, px(92))
         y = r["histogram"].bottom + px(8)
         rest = h - pad - y
-        chat_h = max(px(120), round(rest * 0.45))
+        chat_h = max(px(110), round(rest * 0.36))
         r["log"] = pygame.Rect(x0, y, inner, rest - chat_h - px(8))
         r["chat"] = pygame.Rect(x0, r["log"].bottom + px(8), inner, chat_h)
         self.chat.rect = pygame.Rect(r["chat"].x + px(8), r["chat"].bottom - px(36),
                                      r["chat"].w - px(16), px(28))
+        self.trade_panel.layout(pygame.Rect(x0, r["histogram"].y, inner,
+                                            r["chat"].y - r["histogram"].y - px(8)))
         # bottom: hand and the two big buttons above, build and action buttons below
         b = r["bottom"]
         row_a = pygame.Rect(b.x + pad, b.y + pad, b.w - 2 * pad, px(86))
         row_b = pygame.Rect(b.x + pad, row_a.bottom + px(8), b.w - 2 * pad,
                             b.bottom - row_a.bottom - px(8) - pad)
         r["hand"] = row_a
+        gap = px(6)
+        # ten cards, then Roll and End turn; the cards narrow before a button covers one
         big_w = min(px(150), round(row_a.w * 0.17))
+        card_w = px(50)
+        need = 10 * (card_w + gap) + px(18) + 2 * big_w + pad
+        if need > row_a.w:
+            big_w = max(px(84), big_w - (need - row_a.w) // 2)
+            card_w = max(px(30), (row_a.w - px(18) - 2 * big_w - pad) // 10 - gap)
         self.buttons["end"].rect = pygame.Rect(row_a.right - big_w, row_a.y + px(8), big_w,
                                                row_a.h - px(16))
         self.buttons["roll"].rect = self.buttons["end"].rect.move(-big_w - pad, 0)
-        card_w = px(50)
-        gap = px(6)
         self.hand_rects = {}
         self.dev_rects = {}
         cx = row_a.x + px(4)
@@ -644,16 +717,106 @@ class TableScene(Scene):
         b["settlement"].enabled = main and BuildSettlement in types
         b["city"].enabled = main and BuildCity in types
         b["buy"].enabled = BuyDevCard in types
-        you = view.get("you") if view else None
-        b["cards"].enabled = bool(you) and (any(you["dev_cards"]) if you else False)
+        b["cards"].enabled = any(self._playable(card, view) for card in _PLAY_ACTIONS) \
+            if view is not None else False
         b["trade"].enabled = not pending and may_offer(self.ctx.model)
         b["bank"].enabled = MaritimeTrade in types
         b["tokens"].enabled = bool(types & {TokenForcedTrade, TokenRobberHome, DiscardKnight})
         for name in ("road", "settlement", "city"):
             b[name].active = self.mode == name
+        self._set_reasons(types, view, pending)
         for name, btn in b.items():
             if name != "leave":
                 btn.visible = seated and (name != "tokens" or self._players() == 2)
+
+    def _set_reasons(self, types: set[type[Action]], view: dict[str, Any] | None,
+                     pending: bool) -> None:
+        """Why each disabled button is disabled, in the player's words."""
+        tr = self.ctx.tr
+        m = self.ctx.model
+        b = self.buttons
+        for btn in b.values():
+            btn.reason = ""
+        if view is None or m.seat is None:
+            return
+        you = view.get("you") or {}
+        hand = list(you.get("hand") or [0] * 5)
+        phase = view.get("phase")
+        mine = view.get("current") == m.seat
+        if pending:
+            general = tr("table.why.sending")
+        elif m.game_over is not None or phase == "game_over":
+            general = tr("table.why.game_over")
+        elif not mine:
+            general = tr("table.why.not_your_turn", name=self.ui.seat_name(view.get("current")))
+        elif phase == "pre_roll":
+            general = tr("table.why.roll_first")
+        elif phase != "main":
+            general = tr("table.why.finish_first")
+        else:
+            general = ""
+        pieces = list(view["seats"][m.seat].get("pieces") or []) if view.get("seats") else []
+        costs = {"road": COSTS["road"], "settlement": COSTS["settlement"],
+                 "city": COSTS["city"], "buy": COSTS["dev"]}
+        for name, btn in b.items():
+            if btn.enabled or name == "leave":
+                continue
+            if general and (name != "end" or not mine):
+                btn.reason = general
+                continue
+            if name == "roll":
+                btn.reason = tr("table.why.rolled")
+            elif name == "end":
+                btn.reason = tr("table.why.finish_first")
+            elif name in costs:
+                cost = costs[name]
+                short = [max(0, c - h) for c, h in zip(cost, hand, strict=True)]
+                kind = {"road": 0, "settlement": 1, "city": 2}.get(name)  # ROADS, ...
+                if kind is not None and kind < len(pieces) and pieces[kind] == 0:
+                    btn.reason = tr("table.why.no_pieces")
+                elif any(short):
+                    btn.reason = tr("table.why.cannot_afford", cards=cards_text(tr, short))
+                elif name == "buy":
+                    btn.reason = tr("table.why.deck_empty")
+                else:
+                    btn.reason = tr("table.why.no_spot")
+            elif name == "cards":
+                cards = you.get("dev_cards") or [0] * 5
+                new = you.get("dev_new") or [0] * 5
+                if not any(cards[:4]):
+                    btn.reason = tr("table.why.no_cards")
+                elif view.get("dev_played"):
+                    btn.reason = tr("table.why.one_card")
+                elif all(n >= c for n, c in zip(new[:4], cards[:4], strict=True)):
+                    btn.reason = tr("table.why.bought_this_turn")
+                else:
+                    btn.reason = tr("table.why.no_card_now")
+            elif name == "trade":
+                strict = bool((view.get("settings") or {}).get("strict_phases"))
+                btn.reason = tr("table.why.trade_closed" if strict and view.get("built")
+                                else "table.why.no_cards_to_trade")
+            elif name == "bank":
+                ratios = you.get("ratios") or [4] * 5
+                btn.reason = tr("table.why.bank", n=min(ratios))
+            elif name == "tokens":
+                btn.reason = tr("table.why.no_token_action")
+
+    def _draw_reason(self, surface: pygame.Surface) -> None:
+        """The reason a disabled button under the mouse is disabled, above it."""
+        if self.hover is None or self.ctx.stack.top is not self:
+            return
+        for btn in self.buttons.values():
+            if btn.visible and not btn.enabled and btn.reason and \
+                    btn.rect.collidepoint(self.hover):
+                px = self.ui.px
+                text = self.ui.text.fit(btn.reason, 13, self.rects["left"].w - px(30))
+                img = self.ui.text.render(text, 13, (255, 255, 255), True)
+                tip = pygame.Rect(0, 0, img.get_width() + px(14), img.get_height() + px(8))
+                tip.midbottom = (btn.rect.centerx, btn.rect.y - px(6))
+                tip.clamp_ip(self.rects["left"])
+                pygame.draw.rect(surface, (20, 26, 34), tip, border_radius=px(5))
+                surface.blit(img, (tip.x + px(7), tip.y + px(4)))
+                return
 
     def _prompt(self, view: dict[str, Any] | None, legal: list[Action],
                 pending: bool) -> tuple[str, bool]:
@@ -667,6 +830,12 @@ class TableScene(Scene):
         if pending:
             return tr("table.prompt.sending"), True
         if legal:
+            if phase == "trade":
+                trade = view.get("trade") or {}
+                if trade.get("offerer") == m.seat:
+                    return tr("table.prompt.trade"), True
+                return tr("table.prompt.trade_answer",
+                          name=self.ui.seat_name(trade.get("offerer"))), True
             if self.mode is not None:
                 return tr(f"table.prompt.mode_{self.mode}"), True
             if phase == "road_building":
@@ -706,21 +875,16 @@ class TableScene(Scene):
             return
         types = {type(a) for a in m.legal}
         want: str | None = None
-        trade = open_trade(m)
         if Discard in types:
             want = "discard"
         elif GiveBack in types:
             want = "give_back"
         elif Steal in types:
             want = "steal"
-        elif trade is not None and trade["offerer"] == m.seat:
-            want = "trade_offerer"
-        elif trade is not None and trade["status"][m.seat] == 0:
-            want = "trade_answer"
         if want is None:
             return
         open_kinds = {getattr(s, "kind", None) for s in self.ctx.stack.scenes}
-        if want in open_kinds or (want == "trade_answer" and "counter" in open_kinds):
+        if want in open_kinds:
             return
         self._close_dialogs()
         self.mode = None
@@ -728,8 +892,6 @@ class TableScene(Scene):
             "discard": lambda: dialogs.DiscardDialog(self.ctx, self.ui, give_back=False),
             "give_back": lambda: dialogs.DiscardDialog(self.ctx, self.ui, give_back=True),
             "steal": lambda: dialogs.StealDialog(self.ctx, self.ui),
-            "trade_offerer": lambda: dialogs.TradeOffererDialog(self.ctx, self.ui),
-            "trade_answer": lambda: dialogs.TradeAnswerDialog(self.ctx, self.ui),
         }
         self.ctx.stack.push(factory[want]())
 
@@ -784,6 +946,10 @@ class TableScene(Scene):
     def _open_trade(self) -> None:
         self._open(dialogs.TradeComposeDialog(self.ctx, self.ui))
 
+    def _open_counter(self) -> None:
+        if not self.ui.pending() and self.trade_panel.answering():
+            self._open(dialogs.TradeComposeDialog(self.ctx, self.ui, counter=True))
+
     def _open_bank(self) -> None:
         self._open(dialogs.MaritimeDialog(self.ctx, self.ui))
 
@@ -791,7 +957,14 @@ class TableScene(Scene):
         self._open(dialogs.TokenDialog(self.ctx, self.ui))
 
     def _leave(self) -> None:
+        if self.ctx.model.game_over is not None:  # nothing is lost any more: no question
+            self.ctx.send({"type": "leave"})
+            return
         self._open(dialogs.ConfirmLeaveDialog(self.ctx, self.ui))
+
+    def ask_quit(self, saved: bool = False) -> None:
+        """The window's close button in a running game: ask first."""
+        self._open(dialogs.ConfirmQuitDialog(self.ctx, self.ui, saved=saved))
 
     def _play_card(self, card: int) -> None:
         kind = _PLAY_ACTIONS.get(card)
@@ -831,6 +1004,11 @@ class TableScene(Scene):
             self.mode = None
             self._derived_key = None
             return True
+        if event.key == pygame.K_ESCAPE and self.trade_panel.visible:
+            return self.trade_panel.escape()
+        if event.key == pygame.K_ESCAPE and self.ctx.model.table is not None:
+            self._leave()  # nothing else to cancel: leave the table? (asks first)
+            return True
         if event.key == pygame.K_F2:  # switch 日本語 / English (everything relabels)
             app = self.ctx.options.get("app")
             if app is not None:
@@ -850,6 +1028,9 @@ class TableScene(Scene):
             return False
         if self.rects["log"].collidepoint(self.hover):
             self.log_scroll = max(0, self.log_scroll + dy)
+            self._log_scrolled_at = time.monotonic()
+            if self.log_scroll == 0:
+                self.log_new = 0
             return True
         if self.rects["chat"].collidepoint(self.hover):
             self.chat_scroll = max(0, self.chat_scroll + dy)
@@ -957,61 +1138,6 @@ class TableScene(Scene):
             x += px(30)
         return out
 
-    def _draw_trade_strip(self, surface: pygame.Surface, view: dict[str, Any]) -> None:
-        """The open offer and the answers so far, over the bottom of the board."""
-        trade = view.get("trade")
-        if not trade or view.get("phase") != "trade":
-            return
-        px = self.ui.px
-        r = self.rects["board"]
-        box = pygame.Rect(0, 0, min(r.w - px(40), px(560)), px(64))
-        box.midbottom = (r.centerx, r.bottom - px(10))
-        key = ("trade", repr(trade), box.size, self.ui.seat_name(trade["offerer"]))
-        img = self._sprites.get(key)
-        if img is None:
-            pad = px(8)
-            img = pygame.Surface((box.w + 2 * pad, box.h + 2 * pad), pygame.SRCALPHA)
-            self._render_trade_strip(img, pygame.Rect(pad, pad, box.w, box.h), trade)
-            if len(self._sprites) > 64:
-                self._sprites.clear()
-            self._sprites[key] = img
-        surface.blit(img, (box.x - px(8), box.y - px(8)))
-
-    def _render_trade_strip(self, surface: pygame.Surface, box: pygame.Rect,
-                            trade: dict[str, Any]) -> None:
-        t = self.ui.text
-        px = self.ui.px
-        panel(surface, box, PANEL_BG, CARD_EDGE, px(10))
-        offerer = trade["offerer"]
-        head = self.ctx.tr("table.trade.offer_by", name=self.ui.seat_name(offerer))
-        t.draw(surface, t.fit(head, 14, box.w // 2, True), (box.x + px(10), box.y + px(6)), 14,
-               INK, True)
-        x = box.x + px(10)
-        y = box.y + px(28)
-        x = self._chips_row(surface, trade["give"], x, y, px(20))
-        t.draw(surface, "⇄", (x + px(6), y + px(10)), 16, INK_SOFT, True, "midleft")
-        x = self._chips_row(surface, trade["get"], x + px(28), y, px(20))
-        sx = box.x + box.w // 2 + px(10)
-        for q, st in enumerate(trade["status"]):
-            if st < 0:
-                continue
-            col = owner_color(q, self._players())
-            pygame.draw.circle(surface, col, (sx + px(7), box.y + px(18)), px(7))
-            pygame.draw.circle(surface, INK, (sx + px(7), box.y + px(18)), px(7), 1)
-            label = self.ctx.tr(f"table.trade.status.{_STATUS_KEYS.get(st, 'waiting')}")
-            colr = {1: GOOD, 2: BAD, 3: (200, 130, 20)}.get(st, INK_SOFT)
-            t.draw(surface, label, (sx + px(7), box.y + px(30)), 11, colr, True, "midtop")
-            sx += px(64)
-
-    def _chips_row(self, surface: pygame.Surface, cards: list[int], x: int, y: int,
-                   chip: int) -> int:
-        gap = max(1, chip // 8)
-        for res, n in enumerate(cards):
-            for _ in range(n):
-                surface.blit(resource_chip(res, chip), (x, y))
-                x += chip + gap
-        return x
-
     # -- drawing: panels ----------------------------------------------------------------------
 
     def _draw_top(self, surface: pygame.Surface, view: dict[str, Any]) -> None:
@@ -1066,6 +1192,22 @@ class TableScene(Scene):
         surface.blit(ic, (slot.right - img.get_width() - px(4) - ic.get_width(),
                           slot.centery - ic.get_height() // 2))
 
+    def first_seat(self) -> int | None:
+        """The seat that plays first each round (the turn order starts there)."""
+        view = self.ctx.model.view
+        if view is None:
+            return None
+        n = int(view.get("players", 4))
+        turn, current = int(view.get("turn") or 0), view.get("current")
+        if not isinstance(current, int):
+            return None
+        if turn >= 1:
+            return (current - (turn - 1)) % n
+        for ev in self.ctx.model.events:  # set-up: the first settlement placed
+            if ev.get("type") == "settlement_built" and isinstance(ev.get("seat"), int):
+                return int(ev["seat"])
+        return current
+
     def _draw_players(self, surface: pygame.Surface, view: dict[str, Any] | None) -> None:
         m = self.ctx.model
         n = self._players()
@@ -1104,6 +1246,12 @@ class TableScene(Scene):
             dot = INK_SOFT
         pygame.draw.circle(surface, (255, 255, 255), (av[0] + px(13), av[1] + px(13)), px(6))
         pygame.draw.circle(surface, dot, (av[0] + px(13), av[1] + px(13)), px(4))
+        first = self.first_seat()
+        if first is not None:  # the turn order: 1 plays first each round
+            order = (q - first) % self._players() + 1
+            badge = (av[0] - px(15), av[1] - px(15))
+            pygame.draw.circle(surface, INK, badge, px(8))
+            t.draw(surface, str(order), badge, 10, (255, 255, 255), True, "center")
         # name line
         x = rect.x + px(52)
         name = self.ui.seat_name(q)
@@ -1136,15 +1284,18 @@ class TableScene(Scene):
         if view is None:
             return
         seat = view["seats"][q]
-        # victory points
+        # victory points (at the end: the final scores, hidden points included)
         vp = seat["vp"]
+        scores = (m.game_over or {}).get("scores") or []
+        if q < len(scores) and isinstance(scores[q], int):
+            vp = scores[q]
         vp_img = t.render(str(vp), 24, INK, True)
         vx = rect.right - px(12) - vp_img.get_width()
         surface.blit(vp_img, (vx, rect.y + px(4)))
         t.draw(surface, self.ctx.tr("table.vp"), (rect.right - px(12), rect.y + px(34)), 10,
                INK_SOFT, True, "topright")
         you = view.get("you")
-        if q == m.seat and you is not None and you["vp_total"] != vp:
+        if q == m.seat and you is not None and you["vp_total"] != vp and not scores:
             t.draw(surface, f"({you['vp_total']})", (vx - px(4), rect.y + px(12)), 13,
                    (150, 110, 20), True, "topright")
         # stats
@@ -1220,7 +1371,10 @@ class TableScene(Scene):
         m = self.ctx.model
         events = m.events
         last = events[-1] if events else None
-        key = (len(events), id(last), m.changes if not events else 0, len(m.table_seats))
+        notes = self.notes
+        tumbling = bool(self.dice_anim)
+        key = (len(events), id(last), m.changes if not events else 0, len(m.table_seats),
+               len(notes), id(notes[-1]) if notes else 0, tumbling)
         if key == self._log_key:
             return
         self._log_key = key
@@ -1229,7 +1383,14 @@ class TableScene(Scene):
         width = self.rects["log"].w - self.ui.px(34)
         cache = self._log_cache
         fresh: dict[int, tuple[object, list[tuple[str, Color | None]]]] = {}
-        for ev in list(events)[-120:]:
+        shown = list(events)[-120:]
+        if tumbling:  # the roll (and what it brought) shows once the dice settle
+            for i in range(len(shown) - 1, -1, -1):
+                if shown[i].get("type") == "dice_rolled":
+                    del shown[i:]
+                    break
+        added = 0
+        for ev in shown:
             hit = cache.get(id(ev))
             if hit is not None and hit[0] is ev:
                 ev_lines = hit[1]
@@ -1239,9 +1400,21 @@ class TableScene(Scene):
                     col = owner_color(about, self._players()) if about is not None else None
                     for i, part in enumerate(self.ui.text.wrap(text, 12, width)):
                         ev_lines.append((part, col if i == 0 else None))
+            if hit is None or hit[0] is not ev:
+                added += len(ev_lines) if cache else 0  # news (not the first look)
             fresh[id(ev)] = (ev, ev_lines)
             lines.extend(ev_lines)
+            for anchor, note in notes:
+                if anchor is ev:
+                    lines.extend((part, None) for part in self.ui.text.wrap(note, 12, width))
+        lines = [(part, None) for anchor, note in notes if anchor is None
+                 for part in self.ui.text.wrap(note, 12, width)] + lines
         self._log_cache = fresh
+        if self.log_scroll > 0 and added > 0:  # scrolled up: the view stays where it is
+            self.log_scroll += added
+            self.log_new += added
+        elif self.log_scroll == 0:
+            self.log_new = 0
         self._log_lines = lines
 
     def _draw_log(self, surface: pygame.Surface) -> None:
@@ -1252,7 +1425,7 @@ class TableScene(Scene):
         panel(surface, r, PANEL_BG, CARD_EDGE, px(10), solid_shadow=TABLE_SHADOW)
         t.draw(surface, self.ctx.tr("table.log_title"), (r.x + px(10), r.y + px(5)), 12, INK_SOFT,
                True)
-        line_h = px(17)
+        line_h = px(16)
         area = pygame.Rect(r.x + px(8), r.y + px(24), r.w - px(16), r.h - px(30))
         shown, self.log_scroll = _last_rows(self._log_lines, self.log_scroll,
                                             max(1, area.h // line_h))
@@ -1264,6 +1437,17 @@ class TableScene(Scene):
                 pygame.draw.circle(surface, col, (area.x + px(6), y + line_h // 2), px(4))
             t.draw(surface, text, (area.x + px(16), y + line_h // 2), 12, INK, False, "midleft")
             y += line_h
+        self.log_cue = pygame.Rect(0, 0, 0, 0)
+        if self.log_scroll > 0:  # not at the newest line: say so, a click goes back
+            label = self.ctx.tr("table.log_new", n=self.log_new) if self.log_new \
+                else self.ctx.tr("table.log_newest")
+            img = t.render(label, 11, (255, 255, 255), True)
+            cue = pygame.Rect(0, 0, img.get_width() + px(14), img.get_height() + px(6))
+            cue.bottomright = (r.right - px(8), r.bottom - px(6))
+            pygame.draw.rect(surface, (40, 140, 200) if self.log_new else (110, 118, 130), cue,
+                             border_radius=cue.h // 2)
+            surface.blit(img, (cue.x + px(7), cue.y + px(3)))
+            self.log_cue = cue
 
     def _refresh_chat(self) -> None:
         m = self.ctx.model
@@ -1277,8 +1461,8 @@ class TableScene(Scene):
         out: list[tuple[str, Color | None, str]] = []
         for msg in list(chat)[-60:]:
             seat = msg.get("seat")
-            name = str(msg.get("name") or (self.ui.seat_name(seat) if seat is not None
-                                           else self.ctx.tr("table.spectator")))
+            name = (self.ui.seat_name(seat) if isinstance(seat, int)
+                    else str(msg.get("name") or self.ctx.tr("table.spectator")))
             col = owner_color(seat, self._players()) if isinstance(seat, int) else None
             text = f"{name}: {msg.get('text', '')}"
             for i, part in enumerate(self.ui.text.wrap(text, 12, width)):

@@ -128,6 +128,7 @@ class TButton(Clickable):
         self.hotkey = hotkey
         self.visible = True
         self.active = False  # a toggled mode (e.g. build road) is on
+        self.reason = ""  # why it is disabled (shown when the mouse is over it)
         self._sprite: pygame.Surface | None = None
         self._sprite_key: tuple[Any, ...] = ()
 
@@ -168,6 +169,8 @@ class TButton(Clickable):
         has_cost = self.cost is not None and r.h >= ui.px(44)
         label_y = r.centery if not has_cost else r.y + r.h * 0.32
         text_w = r.w - ui.px(12) - (icon_px + ui.px(4) if self.icon else 0)
+        while size > 11 and ui.text.font(size, True).size(self.label)[0] > text_w:
+            size -= 1  # a smaller label before a cut one
         label = ui.text.fit(self.label, size, max(10, text_w), True)
         img = ui.text.render(label, size, fg, True)
         total = img.get_width() + (icon_px + ui.px(5) if self.icon else 0)
@@ -292,10 +295,10 @@ class TextInput:
                 self.text = ""
                 if text:
                     self.on_submit(text)
-                else:
-                    self.focus(False)
+                self.focus(False)  # the keys typed next are the table's again (R, E, 1-3)
                 return True
             if event.key == pygame.K_ESCAPE:
+                self.text = ""  # Esc gives up the draft
                 self.focus(False)
                 return True
             if event.key == pygame.K_BACKSPACE:

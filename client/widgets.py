@@ -124,10 +124,18 @@ def draw_panel(surface: pygame.Surface, rect: pygame.Rect, font: pygame.font.Fon
     return inner
 
 
-def fit_text(font: pygame.font.Font, text: str, width: int, ellipsis: str = "…") -> str:
+def ellipsis_for(text: str) -> str:
+    """The ellipsis a cut ``text`` ends with: "…" in Japanese text (the CJK font
+    centres it, as Japanese typesetting does), "..." in Latin text."""
+    return "…" if any(ord(ch) >= 0x3000 for ch in text) else "..."
+
+
+def fit_text(font: pygame.font.Font, text: str, width: int, ellipsis: str | None = None) -> str:
     """``text`` shortened with an ellipsis to fit ``width`` pixels."""
     if font.size(text)[0] <= width:
         return text
+    if ellipsis is None:
+        ellipsis = ellipsis_for(text)
     while text and font.size(text + ellipsis)[0] > width:
         text = text[:-1]
     return text + ellipsis

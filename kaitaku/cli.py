@@ -52,7 +52,6 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 TERMINAL_BOTS = ["heuristic", "greedy", "random", "heuristic"]
-WINDOW_BOTS = ["heuristic", "heuristic", "heuristic"]
 
 
 def _play(args: argparse.Namespace) -> int:
@@ -68,7 +67,10 @@ def _play(args: argparse.Namespace) -> int:
               "extra: pip install 'kaitaku[client]', or use kaitaku play --terminal",
               file=sys.stderr)
         return 2
-    return play_window(args.bots or WINDOW_BOTS, name=args.name, lang=args.lang or _lang(),
+    from bots.levels import bot_for_level
+
+    bots = args.bots or [bot_for_level(args.level)] * 3
+    return play_window(bots, name=args.name, lang=args.lang or _lang(),
                        vp=args.vp, sea3d=args.sea3d, seed=args.seed, timer=args.timer)
 
 
@@ -114,13 +116,16 @@ def _bench_client(args: argparse.Namespace) -> int:
     import inspect
     import json
 
-    from client.bench import frame_bench
+    from client.bench import frame_bench, idle_bench
 
     wanted = {"frames": args.frames, "lang": args.lang, "size": (args.width, args.height),
               "seed": args.seed}
     params = inspect.signature(frame_bench).parameters
     kwargs = {k: v for k, v in wanted.items() if k in params and v is not None}
     result = frame_bench(**kwargs)
+    if args.idle > 0:
+        result.update(idle_bench(args.idle, **{k: v for k, v in kwargs.items()
+                                                if k in ("lang", "seed")}))
     if args.json:
         print(json.dumps(result))
     else:
@@ -258,6 +263,8 @@ def _bot(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from bots.levels import DEFAULT_LEVEL, LEVELS
+
     p = argparse.ArgumentParser(prog="kaitaku", description="Kaitaku (開拓): networked Catan")
     sub = p.add_subparsers(dest="command", required=True)
 
@@ -313,6 +320,9 @@ def build_parser() -> argparse.ArgumentParser:
     bcli.add_argument("--width", type=int, default=1280)
     bcli.add_argument("--height", type=int, default=800)
     bcli.add_argument("--seed", type=int, default=None)
+    bcli.add_argument("--idle", type=float, default=5.0, metavar="SECONDS",
+                      help="also measure the CPU share of an idle window for SECONDS at "
+                           "the table and in the lobby (default 5; 0: skip)")
     bcli.add_argument("--json", action="store_true", help="print one JSON object")
     bcli.set_defaults(func=_bench_client)
 
@@ -397,9 +407,13 @@ def build_parser() -> argparse.ArgumentParser:
                       help="language of the window (default: from $LANG)")
     play.add_argument("--timer", type=int, default=0, metavar="SECONDS",
                       help="turn timer in seconds (default: none)")
+    play.add_argument("--level", choices=tuple(LEVELS), default=DEFAULT_LEVEL,
+                      help="how strong the three bots of the window are: " + ", ".join(
+                          f"{level} ({kind})" for level, kind in LEVELS.items())
+                      + f" (default {DEFAULT_LEVEL})")
     play.add_argument("--bots", nargs="+", default=None,
                       choices=("random", "greedy", "heuristic", "search"),
-                      help="the bots: in the window 1-3 opponents (default 3 heuristic), "
+                      help="the bots by kind instead of --level: in the window 1-3 opponents, "
                            "with --terminal one per seat (2 bots play the 2-player variant)")
     play.add_argument("--seed", type=int, default=None)
     play.add_argument("--delay", type=float, default=0.0, help="seconds between lines")

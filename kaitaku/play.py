@@ -5,6 +5,14 @@ loop, on a free loopback port (not advertised on the LAN); the bots are the
 server's usual ``kaitaku bot`` processes. The window connects like any
 client, creates the table (you plus the bots; a full table starts by itself)
 and shows it as soon as the game begins.
+
+The game is kept: the server writes it to its database,
+``$XDG_DATA_HOME/kaitaku/play.db`` (``KAITAKU_DATA_DIR`` puts it elsewhere),
+and the seat's resume token goes to ``play-seat.json`` beside it. Closing the
+window (after a question) or leaving the table keeps the game; the next
+``kaitaku play``, and the lobby of the local server, offer to continue it. A
+finished game is not offered again, and starting a new game gives up the
+unfinished one (at most one is kept).
 """
 
 from __future__ import annotations
@@ -12,13 +20,37 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import sys
 import threading
-from typing import Any
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
 
 from server.app import Server
 from server.session import Session
 from server.table import Table
+
+log = logging.getLogger("kaitaku.play")
+
+SEAT_KEY = "kaitaku play"
+"""The entry of the play seat in its state file."""
+SEAT_MAX_AGE = 90 * 86400.0
+"""Seconds an unfinished game stays on offer."""
+KEEP_FINISHED_DAYS = 7.0
+"""Finished games leave the database after this many days."""
+
+T = TypeVar("T")
+
+
+def play_dir() -> Path:
+    """Where ``kaitaku play`` keeps its game: ``$KAITAKU_DATA_DIR``, else
+    ``$XDG_DATA_HOME/kaitaku``, else ``~/.local/share/kaitaku``."""
+    override = os.environ.get("KAITAKU_DATA_DIR", "").strip()
+    if override:
+        return Path(override)
+    xdg = os.environ.get("XDG_DATA_HOME", "").strip()
+    return (Path(xdg) if xdg else Path.home() / ".local" / "share") / "kaitaku"
 
 
 class _SeededServer(Server):
@@ -29,18 +61,51 @@ class _SeededServer(Server):
         self.next_seed = seed
 
     def attach_table(self, table: Table[Session]) -> None:
-        if self.next_seed is not None:
+        if self.next_seed is not None and table.status == "waiting":
             table.seed, self.next_seed = self.next_seed, None
         super().attach_table(table)
+
+    def abandon(self, table_id: str) -> None:
+        """Give up an unfinished game: off the list, out of the database, its
+        members (the bots) disconnected."""
+        table = self.tables.pop(table_id, None)
+        for token, (tid, _seat) in list(self.resumable.items()):
+            if tid == table_id:
+                del self.resumable[token]
+        if table is not None:
+            for sess, _ in list(table.members()):
+                table.vacate(sess)
+                sess.table = None
+                sess.close_soon()
+            table.submit("stop", None)
+        if self.storage is not None:
+            try:
+                self.storage.delete_table(table_id)
+            except Exception:
+                log.exception("could not delete table %s", table_id)
 
 
 class LocalServer:
     """A :class:`server.app.Server` in a background thread. ``start()`` returns
-    the port; ``stop()`` closes it (and the bot processes it started)."""
+    the port; ``stop()`` closes it (and the bot processes it started). ``db``: the
+    SQLite file its tables are kept in (None: nothing is stored); a database that
+    cannot be opened leaves the server without one (:attr:`storage_error` says why)."""
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, *, spawn_bots: bool = True,
-                 seed: int | None = None, name: str = "kaitaku (local)") -> None:
-        self.server = _SeededServer(host, port, name=name, spawn_bots=spawn_bots, seed=seed)
+                 seed: int | None = None, name: str = "kaitaku (local)",
+                 db: str | os.PathLike[str] | None = None) -> None:
+        self.storage_error: str | None = None
+        if db is not None:
+            try:
+                Path(db).parent.mkdir(parents=True, exist_ok=True)
+                self.server = _SeededServer(host, port, name=name, spawn_bots=spawn_bots,
+                                            seed=seed, db=db,
+                                            keep_finished=KEEP_FINISHED_DAYS * 86400.0)
+            except Exception as exc:  # a broken or unreadable file: play, but keep nothing
+                self.storage_error = f"{db}: {exc}"
+                db = None
+        if db is None:
+            self.server = _SeededServer(host, port, name=name, spawn_bots=spawn_bots, seed=seed)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Event | None = None
         self._thread: threading.Thread | None = None
@@ -84,6 +149,18 @@ class LocalServer:
         finally:
             await asyncio.wait_for(self.server.close(), 15.0)
 
+    def call(self, fn: Callable[[], T], timeout: float = 5.0) -> T:
+        """Run ``fn`` in the server's thread (between two of its steps) and return
+        what it returned."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            raise RuntimeError("the local server is not running")
+
+        async def run() -> T:
+            return fn()
+
+        return asyncio.run_coroutine_threadsafe(run(), loop).result(timeout)
+
     def stop(self, timeout: float = 20.0) -> None:
         loop, stop = self._loop, self._stop
         if loop is not None and stop is not None and not loop.is_closed():
@@ -93,11 +170,76 @@ class LocalServer:
             self._thread.join(timeout)
 
 
+class PlayHooks:
+    """What the window asks ``kaitaku play`` (:class:`client.app.App`'s ``play``):
+    the game it may continue, the new game's table, giving up the old one."""
+
+    def __init__(self, local: LocalServer, state: Any, create: dict[str, Any]) -> None:
+        self.local = local
+        self.state = state  # a client.state_file.StateFile
+        self.key = SEAT_KEY
+        self.create = create
+        self.storage_error = local.storage_error
+
+    def new_game(self, lang: str) -> dict[str, Any]:
+        """The table to create: the same settings and bots, named in ``lang``."""
+        from client.i18n import Translator
+
+        out = dict(self.create)
+        player = str(out.pop("player", "?"))
+        out["name"] = Translator(lang)("play.table_name", name=player)[:32]
+        return out
+
+    def last_game(self) -> dict[str, Any] | None:
+        """The unfinished game the seat file points at, if the server still has it:
+        ``{"table", "name", "turn", "players"}``."""
+        seat = self.state.get(self.key)
+        if seat is None:
+            return None
+
+        def look() -> dict[str, Any] | None:
+            server = self.local.server
+            table = server.tables.get(seat.table)
+            target = server.resumable.get(seat.token)
+            if (table is None or table.status != "playing" or table.game is None
+                    or target != (seat.table, seat.seat)):
+                return None
+            return {"table": table.id, "name": table.name, "turn": table.game.turn,
+                    "players": table.settings.players, "saved": seat.saved}
+
+        try:
+            found = self.local.call(look)
+        except Exception:
+            found = None
+        if found is None:
+            self.state.drop(self.key)
+        return found
+
+    def forget_last(self) -> None:
+        """Give up the unfinished game (a new one starts): it is deleted."""
+        seat = self.state.get(self.key)
+        self.state.drop(self.key)
+        if seat is not None:
+            with contextlib.suppress(Exception):
+                self.local.call(lambda: self.local.server.abandon(seat.table))
+
+    def keep_only(self, table_id: str | None) -> None:
+        """Give up every unfinished game but ``table_id`` (at most one is kept)."""
+        def prune() -> None:
+            server = self.local.server
+            for tid, table in list(server.tables.items()):
+                if tid != table_id and table.status != "finished":
+                    server.abandon(tid)
+
+        with contextlib.suppress(Exception):
+            self.local.call(prune)
+
+
 def play_window(bots: list[str], *, name: str | None, lang: str, vp: int, sea3d: bool,
                 seed: int | None, timer: int = 0) -> int:
     """Play in the window against ``bots`` (1 to 3 of them); returns the exit code."""
     from client.app import App, NoDisplay, default_name
-    from client.net import NetClient
+    from client.state_file import StateFile
 
     if not 1 <= len(bots) <= 3:
         print("kaitaku play: give 1 to 3 bots (you take the first seat)", file=sys.stderr)
@@ -108,16 +250,20 @@ def play_window(bots: list[str], *, name: str | None, lang: str, vp: int, sea3d:
                         strict_phases=True)
     player = (name or default_name())[:32]
     logging.getLogger("kaitaku").setLevel(logging.ERROR)  # the local server's news: not here
-    local = LocalServer(seed=seed)
+    folder = play_dir()
+    local = LocalServer(seed=seed, db=folder / "play.db")
+    if local.storage_error:
+        print(f"kaitaku play: the game cannot be kept ({local.storage_error})", file=sys.stderr)
     port = local.start()
     try:
+        hooks = PlayHooks(local, StateFile(folder / "play-seat.json", max_age=SEAT_MAX_AGE),
+                          {"settings": settings, "bots": list(bots), "turn_timer": timer,
+                           "player": player})
+        last = hooks.last_game()
+        hooks.keep_only(last["table"] if last else None)
         try:
-            # the local server ends with the window: no seat to reclaim later, so a
-            # plain NetClient (nothing written to the state file)
             app = App(connect=f"127.0.0.1:{port}", name=player, lang=lang, discover=False,
-                      net_factory=NetClient,
-                      create={"settings": settings, "bots": list(bots),
-                              "name": f"{player} vs bots"[:32], "turn_timer": timer})
+                      play=hooks)
         except NoDisplay as exc:
             print(f"kaitaku play: {exc}\n  (or watch bots play in the terminal: "
                   "kaitaku play --terminal)", file=sys.stderr)

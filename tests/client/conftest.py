@@ -12,7 +12,8 @@ is imported, so every test runs headless. Fixtures:
   translator, ``fonts``, ``send=sent.append`` and ``options`` holding
   ``size``, ``surface``, ``sent`` and ``fonts``;
 - ``make_ctx(lang="ja")``: the same for another language;
-- ``state_dir`` (automatic): ``KAITAKU_STATE_DIR`` points at a fresh folder;
+- ``state_dir`` (automatic): ``KAITAKU_STATE_DIR`` points at a fresh folder, and so
+  does ``KAITAKU_DATA_DIR`` (``kaitaku play``'s kept game);
 - ``server`` and ``connect``: a real server on a loopback port and raw clients
   to it (from ``tests/server/conftest.py``).
 """
@@ -46,6 +47,7 @@ def state_dir(tmp_path_factory: pytest.TempPathFactory,
     """Every test gets its own client state folder (never the real home)."""
     path = tmp_path_factory.mktemp("state")
     monkeypatch.setenv("KAITAKU_STATE_DIR", str(path))
+    monkeypatch.setenv("KAITAKU_DATA_DIR", str(tmp_path_factory.mktemp("data")))
     return path
 
 

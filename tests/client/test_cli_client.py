@@ -92,11 +92,20 @@ def test_bench_client_prints_the_frame_bench(monkeypatch: pytest.MonkeyPatch,
         got.update(frames=frames, lang=lang)
         return {"frames": frames, "ms_per_frame": 1.5}
 
+    def idle_bench(seconds: float = 5.0, lang: str = "en") -> dict[str, Any]:
+        got.update(idle=seconds)
+        return {"idle_table_cpu_percent": 1.0}
+
     fake.frame_bench = frame_bench  # type: ignore[attr-defined]
+    fake.idle_bench = idle_bench  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "client.bench", fake)
-    assert main(["bench", "client", "--frames", "7", "--json"]) == 0
+    assert main(["bench", "client", "--frames", "7", "--json", "--idle", "0"]) == 0
     assert json.loads(capsys.readouterr().out) == {"frames": 7, "ms_per_frame": 1.5}
     assert got == {"frames": 7, "lang": "en"}  # only the arguments it takes, given ones
+    assert main(["bench", "client", "--frames", "7", "--json", "--idle", "2"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"frames": 7, "ms_per_frame": 1.5,
+                                                   "idle_table_cpu_percent": 1.0}
+    assert got["idle"] == 2
     assert main(["bench", "client"]) == 0
     assert "ms_per_frame" in capsys.readouterr().out
 

@@ -108,8 +108,26 @@ def test_japanese_wording() -> None:
     m = model()
     lines = describe({"type": "city_built", "seat": 2, "node": 4}, tr,
                      lambda q: seat_name(m, tr, q), m.view)
-    assert lines == [("Chieが都市を建設", 2)]
+    assert lines == [("Chieが都市を建設しました", 2)]
     assert cards_text(tr, [1, 0, 2, 0, 0]) == "木材1枚、羊毛2枚"
+
+
+def test_japanese_catalogs_use_the_official_terms_and_one_style() -> None:
+    folder = Path(__file__).resolve().parents[2] / "client" / "locale" / "ja"
+    ja = {k: v for f in sorted(folder.glob("*.json"))
+          for k, v in json.loads(f.read_text(encoding="utf-8")).items()}
+    for key, text in ja.items():
+        assert "材料" not in text, key  # resources are 資源
+        assert "テーブル" not in text, key  # a table is 卓
+        assert "···" not in text, key
+    assert "町" not in ja["table.dev_desc.knight"]
+    log = {k: v for k, v in ja.items() if k.startswith("table.log.")
+           and k not in ("table.log.turn_started", "table.log.unknown")}
+    for key, text in log.items():  # every log line is a sentence in the polite past
+        assert "ました" in text or "ません" in text or text.endswith("ん"), (key, text)
+    english = [k for k, v in ja.items() if k.startswith("error.")
+               and re.search(r"[A-Za-z]{3,}", re.sub(r"{\w+}", "", v))]
+    assert english == [], "no English in the Japanese error texts"
 
 
 def test_names_of_neutrals_and_unknown_seats() -> None:
@@ -129,3 +147,15 @@ def test_catalogs_have_the_same_keys() -> None:
     assert set(en) == set(ja)
     for key in en:  # the same placeholders on both sides
         assert set(re.findall(r"{(\w+)}", en[key])) == set(re.findall(r"{(\w+)}", ja[key])), key
+
+
+def test_built_in_bots_are_named_by_their_level() -> None:
+    from client.describe import player_name
+    from client.i18n import Translator
+
+    en, ja = Translator("en"), Translator("ja")
+    assert player_name("heuristic-bot 2", "bot", en) == "Bot 2 (Normal)"
+    assert player_name("search-bot 4", "bot", ja) == "ボット4（強い）"
+    assert player_name("greedy-bot", "bot", ja) == "ボット（弱い）"
+    assert player_name("greedy-bot 2", "human", en) == "greedy-bot 2"  # a person's name
+    assert player_name("mybot", "bot", en) == "mybot"  # somebody's own bot

@@ -215,43 +215,97 @@ def _offered(seed: int = 3) -> tuple[GameState, list[Any], OfferTrade]:
     return s, history, offer
 
 
-def test_answer_an_offer(ctx: Context, sent: list[dict[str, Any]]) -> None:
+def _answering_seat(s: GameState, offer: OfferTrade) -> int | None:
+    """A seat asked to answer that holds cards (the client is shown enough cards
+    to pay, so that it does not decline at once)."""
+    return next((q for q in range(4) if q != s.current and sum(s.hands[q]) > 0), None)
+
+
+def _able_to_pay(model: ClientModel, offer: OfferTrade) -> ClientModel:
+    assert model.view is not None
+    hand = model.view["you"]["hand"]
+    for r in range(5):
+        hand[r] = max(hand[r], offer.get[r])
+    return model
+
+
+def test_answer_an_offer_in_the_panel(ctx: Context, sent: list[dict[str, Any]]) -> None:
+    """The offer shows in the panel beside the board; no modal dialog, so the table
+    keeps its input; Decline sends the rejection."""
     s, history, offer = _offered()
-    seat = (s.current + 1) % 4
-    setup(ctx, model_from_state(s, seat, history))
-    dlg = ctx.stack.top
-    assert isinstance(dlg, dialogs.TradeAnswerDialog)
+    seat = _answering_seat(s, offer)
+    assert seat is not None
+    scene = setup(ctx, _able_to_pay(model_from_state(s, seat, history), offer))
     draw(ctx)
-    assert dlg.buttons["accept"].enabled == (AcceptTrade() in legal_actions(s, seat))
-    click(ctx, dlg.buttons["reject"].rect.center)
+    assert ctx.stack.top is scene  # nothing modal over the table
+    panel = scene.trade_panel
+    assert panel.visible and panel.answering()
+    assert not panel.rect.colliderect(scene.rects["board"])
+    assert scene.prompt == ctx.tr("table.prompt.trade_answer", name=scene.ui.seat_name(s.current))
+    assert scene.prompt != ctx.tr("table.prompt.trade")
+    assert panel.buttons["accept"].enabled == (AcceptTrade() in scene.ctx.model.legal)
+    click(ctx, panel.buttons["reject"].rect.center)
     assert sent_actions(sent) == [RejectTrade()]
     legal_in_engine(s, RejectTrade(), seat)
 
 
+def test_esc_declines_the_offer_being_answered(ctx: Context, sent: list[dict[str, Any]]) -> None:
+    s, history, offer = _offered()
+    seat = _answering_seat(s, offer)
+    assert seat is not None
+    scene = setup(ctx, _able_to_pay(model_from_state(s, seat, history), offer))
+    draw(ctx)
+    ctx.stack.handle(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_ESCAPE, mod=0, unicode=""))
+    assert sent_actions(sent) == [RejectTrade()]
+    assert ctx.stack.top is scene
+
+
+def test_an_offer_the_seat_cannot_pay_is_declined_at_once(ctx: Context,
+                                                          sent: list[dict[str, Any]]) -> None:
+    s, history, offer = _offered()
+    seat = next(q for q in range(4) if q != s.current)
+    model = model_from_state(s, seat, history)
+    assert model.view is not None
+    hand = model.view["you"]["hand"]
+    for r in range(5):
+        if offer.get[r]:
+            hand[r] = offer.get[r] - 1  # one card short
+    scene = setup(ctx, model)
+    assert sent_actions(sent) == [RejectTrade()]
+    for _ in range(3):  # once, not every frame
+        ctx.stack.update(1 / 60)
+    assert sent_actions(sent) == [RejectTrade()]
+    draw(ctx)
+    name = scene.ui.seat_name(s.current)
+    assert any(name in line and "declined for you" in line for line, _ in scene._log_lines)
+    assert len(scene.notes) == 1
+
+
 def test_counter_offer(ctx: Context, sent: list[dict[str, Any]]) -> None:
     s, history, offer = _offered()
-    seat = next(q for q in range(4) if q != s.current and sum(s.hands[q]) > 0)
-    setup(ctx, model_from_state(s, seat, history))
-    dlg = ctx.stack.top
-    assert isinstance(dlg, dialogs.TradeAnswerDialog)
-    click(ctx, dlg.buttons["counter"].rect.center)
+    seat = _answering_seat(s, offer)
+    assert seat is not None
+    scene = setup(ctx, _able_to_pay(model_from_state(s, seat, history), offer))
+    draw(ctx)
+    panel = scene.trade_panel
+    click(ctx, panel.buttons["counter"].rect.center)
     counter = ctx.stack.top
     assert isinstance(counter, dialogs.TradeComposeDialog) and counter.counter
     give, get = counter.terms()
-    hand = s.hands[seat]
+    hand = scene.ctx.model.view["you"]["hand"]
     # pre-filled with the offer seen from our side (what we give capped by our hand)
     assert give == tuple(min(n, h) for n, h in zip(offer.get, hand, strict=True))
     assert get == tuple(offer.give)
     for st in counter.give:
         st.value = 0
-    mine = next(r for r in range(5) if hand[r] and not offer.give[r])
+    mine = next(r for r in range(5) if s.hands[seat][r] and not offer.give[r])
     click(ctx, counter.give[mine].plus.center)
     draw(ctx)
-    # Escape goes back to the answer (the table reopens it), nothing sent
+    # Escape closes the counter; the offer is still there to answer, nothing sent
     ctx.stack.handle(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_ESCAPE, mod=0, unicode=""))
     ctx.stack.update(0.0)
-    assert isinstance(ctx.stack.top, dialogs.TradeAnswerDialog) and sent == []
-    click(ctx, ctx.stack.top.buttons["counter"].rect.center)
+    assert ctx.stack.top is scene and panel.answering() and sent == []
+    click(ctx, panel.buttons["counter"].rect.center)
     counter = ctx.stack.top
     assert isinstance(counter, dialogs.TradeComposeDialog)
     for st in counter.give:
@@ -273,22 +327,40 @@ def test_offerer_confirms_or_cancels(ctx: Context, sent: list[dict[str, Any]]) -
                     None)
     if accepter is not None:
         history.append(apply(s, AcceptTrade(), accepter))
-    setup(ctx, model_from_state(s, me, history))
-    dlg = ctx.stack.top
-    assert isinstance(dlg, dialogs.TradeOffererDialog)
+    scene = setup(ctx, model_from_state(s, me, history))
     draw(ctx)
+    assert ctx.stack.top is scene
+    panel = scene.trade_panel
+    assert panel.offering()
     for q in range(4):
-        btn = dlg.buttons.get(f"confirm{q}")
+        btn = panel.buttons.get(f"confirm{q}")
         if btn is not None and btn.visible:
             assert btn.enabled == (q == accepter)
     if accepter is not None:
-        click(ctx, dlg.buttons[f"confirm{accepter}"].rect.center)
+        click(ctx, panel.buttons[f"confirm{accepter}"].rect.center)
         assert sent_actions(sent) == [ConfirmTrade(accepter)]
         legal_in_engine(s, ConfirmTrade(accepter), me)
     else:
-        click(ctx, dlg.buttons["cancel"].rect.center)
+        click(ctx, panel.buttons["withdraw"].rect.center)
         assert sent_actions(sent) == [CancelTrade()]
         legal_in_engine(s, CancelTrade(), me)
+
+
+def test_counter_offers_show_what_each_side_gives(ctx: Context) -> None:
+    s, history, offer = _offered()
+    me = s.current
+    seat = _answering_seat(s, offer)
+    assert seat is not None
+    hand = s.hands[seat]
+    mine = next(r for r in range(5) if hand[r] and not offer.give[r])
+    give = tuple(1 if r == mine else 0 for r in range(5))
+    history.append(apply(s, CounterOffer(give, offer.give), seat))  # type: ignore[arg-type]
+    scene = setup(ctx, model_from_state(s, me, history))
+    scene.ui.text.seen.clear()
+    draw(ctx)
+    seen = scene.ui.text.seen
+    assert ctx.tr("table.trade.status.countered") in seen
+    assert ctx.tr("table.dlg.you_give") in seen and ctx.tr("table.dlg.you_get") in seen
 
 
 # --- robber and steal ----------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pygame
@@ -300,8 +300,15 @@ class ScriptedMouse:
                                                lambda d, r=res, side=side:
                                                getattr(d, side)[r].plus))
             return steps + [dialog_button(dialogs.TradeComposeDialog, "ok")]
+        def panel_button(name: str) -> Step:
+            def step() -> Pos | None:
+                btn = scene.trade_panel.buttons[name]
+                return btn.rect.center if btn.enabled and btn.visible and \
+                    self.top() is scene else None
+            return step
+
         if isinstance(a, CounterOffer):
-            steps = [dialog_button(dialogs.TradeAnswerDialog, "counter")]
+            steps = [panel_button("counter")]
 
             def adjust() -> Pos | Again | None:
                 # the dialog starts from the offer seen from this side: add what differs,
@@ -319,12 +326,11 @@ class ScriptedMouse:
 
             return steps + [adjust]
         if isinstance(a, AcceptTrade | RejectTrade):
-            name = "accept" if isinstance(a, AcceptTrade) else "reject"
-            return [dialog_button(dialogs.TradeAnswerDialog, name)]
+            return [panel_button("accept" if isinstance(a, AcceptTrade) else "reject")]
         if isinstance(a, ConfirmTrade):
-            return [dialog_button(dialogs.TradeOffererDialog, f"confirm{a.seat}")]
+            return [panel_button(f"confirm{a.seat}")]
         if isinstance(a, CancelTrade):
-            return [dialog_button(dialogs.TradeOffererDialog, "cancel")]
+            return [panel_button("withdraw")]
         if isinstance(a, TokenForcedTrade | TokenRobberHome | DiscardKnight):
             name = {TokenForcedTrade: "forced", TokenRobberHome: "robber_home",
                     DiscardKnight: "discard_knight"}[type(a)]
@@ -332,9 +338,15 @@ class ScriptedMouse:
         raise AssertionError(f"no clicks for {a!r}")
 
 
+AfterGame = Callable[[App, ScriptedMouse], Awaitable[None]]
+
+
 async def play_client_game(server: Server, players: int, vp_target: int, seed: int,
-                           timeout: float) -> tuple[App, ScriptedMouse, list[Any]]:
-    app = App(connect=f"127.0.0.1:{server.port}", name="Tester", lang="en", discover=False,
+                           timeout: float, after: AfterGame | None = None,
+                           lang: str = "en") -> tuple[App, ScriptedMouse, list[Any]]:
+    """Play a whole game with the scripted mouse; ``after`` runs once it is over,
+    while the window is still open."""
+    app = App(connect=f"127.0.0.1:{server.port}", name="Tester", lang=lang, discover=False,
               create={"settings": {"players": players, "vp_target": vp_target}})
     mouse = ScriptedMouse(app, seed)
     bots: list[BotClient] = []
@@ -367,6 +379,8 @@ async def play_client_game(server: Server, players: int, vp_target: int, seed: i
             mouse.tick()
             await asyncio.sleep(0)
         outcomes = await asyncio.wait_for(asyncio.gather(*tasks), 10)
+        if after is not None:
+            await after(app, mouse)
         return app, mouse, outcomes
     finally:
         for t in tasks:

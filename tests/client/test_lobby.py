@@ -246,8 +246,11 @@ def test_create_defaults_and_escape(lobby: LobbyScene, ctx: Context,
         "harbor_delay": False, "strict_phases": False}}
     for _ in range(len(dialog.kinds) - 1):  # the last choice: wraps round to "human"
         dialog.seat_selectors[0].step(-1)
-    dialog.seat_selectors[2].select("random")
-    assert dialog.message()["bots"] == ["random", dialog.kinds[1]]  # from the last seat
+    dialog.seat_selectors[2].select("search")
+    assert dialog.message()["bots"] == ["search", dialog.kinds[1]]  # from the last seat
+    assert dialog.kinds == ["human", "greedy", "heuristic", "search"]  # by level
+    ctx.stack.draw(pygame.Surface((1280, 800)))
+    assert "random" not in dialog.kinds
     key(dialog, pygame.K_ESCAPE)
     assert ctx.stack.top is lobby and sent == []
 

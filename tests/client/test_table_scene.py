@@ -391,3 +391,13 @@ def test_f2_switches_the_language_through_the_app(ctx: Context, surface: pygame.
     ctx.stack.handle(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_F2, mod=0, unicode=""))
     frame(ctx, surface)
     assert langs == ["ja"] and scene.buttons["leave"].label == Translator("ja")("table.btn.leave")
+
+
+@pytest.mark.parametrize("size", [(800, 500), (1024, 600), (1280, 800), (1920, 1080)])
+def test_the_big_buttons_cover_no_card(ctx: Context, size: tuple[int, int]) -> None:
+    scene = make_scene(ctx, canned_model(0), size)
+    cards = list(scene.hand_rects.values()) + list(scene.dev_rects.values())
+    for name in ("roll", "end"):
+        rect = scene.buttons[name].rect
+        assert rect.w > 0 and not any(rect.colliderect(c) for c in cards), (name, size)
+        assert scene.rects["bottom"].contains(rect)

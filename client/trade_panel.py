@@ -1,0 +1,305 @@
+"""The open domestic trade, in a panel beside the board that blocks nothing.
+
+While an offer is open the panel takes the place of the dice histogram and
+the log in the right column. Everyone sees the terms and each addressed
+seat's answer (a counter-offer with what each side gives). A seat asked to
+answer gets *Accept*, *Decline* and *Counter…* (the counter is composed in
+:class:`client.dialogs.TradeComposeDialog`); the offerer gets *Trade* on each
+seat that accepted or countered and *Withdraw offer*. The rest of the table
+(the board, the hand, the chat, the log's scroll, *Leave*) keeps working.
+
+An offer this seat cannot pay (it lacks the cards asked for) is declined at
+once by :meth:`TradePanel.auto_decline`, with a line in the log (``note``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+import pygame
+
+from protocol.rules import AcceptTrade, Action, CancelTrade, ConfirmTrade, RejectTrade
+
+from .board_view import owner_color
+from .describe import cards_text
+from .intents import confirmable, covers, my_hand, open_trade
+from .table_gfx import (
+    BAD,
+    CARD_EDGE,
+    GOOD,
+    INK,
+    INK_SOFT,
+    PANEL_BG,
+    TABLE_SHADOW,
+    panel,
+    resource_chip,
+    shade,
+)
+from .table_widgets import TableUI, TButton
+
+_STATUS_KEYS = {0: "waiting", 1: "accepted", 2: "rejected", 3: "countered"}
+_STATUS_COLORS = {1: GOOD, 2: BAD, 3: (200, 130, 20)}
+
+
+class TradePanel:
+    """See the module docstring. ``send`` sends one action (True when it went out);
+    ``counter`` opens the counter-offer dialog."""
+
+    def __init__(self, ui: TableUI, send: Callable[[Action], bool],
+                 counter: Callable[[], None], note: Callable[[str], None]) -> None:
+        self.ui = ui
+        self._send = send
+        self._note = note
+        self.rect = pygame.Rect(0, 0, 0, 0)
+        self.area = pygame.Rect(0, 0, 0, 0)  # where the panel may grow
+        self.buttons: dict[str, TButton] = {
+            "accept": TButton("accept", "", lambda: self._send(AcceptTrade()), primary=True),
+            "reject": TButton("reject", "", lambda: self._send(RejectTrade())),
+            "counter": TButton("counter", "", counter),
+            "withdraw": TButton("withdraw", "", lambda: self._send(CancelTrade())),
+        }
+        for q in range(4):
+            self.buttons[f"confirm{q}"] = TButton(f"confirm{q}", "", partial(self._confirm, q),
+                                                  primary=True)
+        self._labels = {"accept": "table.dlg.accept", "reject": "table.dlg.reject",
+                        "counter": "table.dlg.counter_btn", "withdraw": "table.dlg.cancel_offer"}
+        self._declined: tuple[Any, ...] | None = None  # the offer declined for this seat
+
+    def _confirm(self, seat: int) -> None:
+        self._send(ConfirmTrade(seat))
+
+    @property
+    def model(self) -> Any:
+        return self.ui.ctx.model
+
+    def trade(self) -> dict[str, Any] | None:
+        return open_trade(self.model)
+
+    @property
+    def visible(self) -> bool:
+        return self.trade() is not None
+
+    def answering(self) -> bool:
+        """This seat is asked to answer the open offer (and has not yet)."""
+        trade, seat = self.trade(), self.model.seat
+        return (trade is not None and seat is not None and trade["offerer"] != seat
+                and 0 <= seat < len(trade["status"]) and trade["status"][seat] == 0)
+
+    def offering(self) -> bool:
+        trade = self.trade()
+        return trade is not None and trade["offerer"] == self.model.seat
+
+    # -- what the seat does ------------------------------------------------------------
+
+    def auto_decline(self) -> bool:
+        """Decline at once an offer this seat cannot pay; True when it did."""
+        trade = self.trade()
+        if trade is None or not self.answering() or self.ui.pending():
+            return False
+        hand = my_hand(self.model)
+        if hand is None or covers(hand, trade["get"]):
+            return False
+        key = (trade["offerer"], tuple(trade["give"]), tuple(trade["get"]), self.model.version)
+        if key == self._declined or not self.ui.may(RejectTrade()):
+            return False
+        if not self._send(RejectTrade()):
+            return False
+        self._declined = key
+        tr = self.ui.ctx.tr
+        self._note(tr("table.trade.auto_declined", name=self.ui.seat_name(trade["offerer"]),
+                      cards=cards_text(tr, trade["get"])))
+        return True
+
+    def escape(self) -> bool:
+        """Esc: decline the offer being answered, or withdraw this seat's own offer."""
+        if self.answering() and self.ui.may(RejectTrade()):
+            return self._send(RejectTrade())
+        if self.offering() and self.ui.may(CancelTrade()):
+            return self._send(CancelTrade())
+        return False
+
+    # -- layout and input --------------------------------------------------------------
+
+    def layout(self, area: pygame.Rect) -> None:
+        """``area``: the room the panel may use (the histogram and log, down to the chat)."""
+        self.area = pygame.Rect(area)
+
+    @staticmethod
+    def _rows(trade: dict[str, Any]) -> list[int]:
+        """The addressed seats (one row each)."""
+        return [q for q, st in enumerate(trade["status"]) if st >= 0 and q != trade["offerer"]]
+
+    def _place(self, trade: dict[str, Any]) -> list[tuple[int, int, bool]]:
+        """Set the buttons' places and the panel's height; returns the seat rows
+        (seat, y, has a counter line)."""
+        px = self.ui.px
+        a = self.area
+        y = a.y + px(30) + 2 * px(28) + px(6)
+        rows = []
+        for q in self._rows(trade):
+            counter = trade["status"][q] == 3 and trade["counters"][q] is not None
+            rows.append((q, y, counter))
+            y += px(26) + (px(24) if counter else 0)
+        btn_h = px(30)
+        y += px(6)
+        for b in self.buttons.values():
+            b.visible = False
+        bottom_names: list[str] = []
+        if self.answering():
+            bottom_names = ["counter", "reject", "accept"]
+        elif self.offering():
+            bottom_names = ["withdraw"]
+        if bottom_names:
+            gap = px(6)
+            bw = (a.w - px(20) - gap * (len(bottom_names) - 1)) // len(bottom_names)
+            x = a.x + px(10)
+            for name in bottom_names:
+                btn = self.buttons[name]
+                btn.rect = pygame.Rect(x, y, bw, btn_h)
+                btn.visible = True
+                x += bw + gap
+            y += btn_h + px(8)
+        self.rect = pygame.Rect(a.x, a.y, a.w, max(px(60), y - a.y))
+        if self.offering():
+            ok = set(confirmable(self.model)) if not self.ui.pending() else set()
+            for q, ry, _ in rows:
+                btn = self.buttons[f"confirm{q}"]
+                btn.rect = pygame.Rect(a.right - px(10) - px(84), ry, px(84), px(24))
+                btn.visible = trade["status"][q] in (1, 3)
+                btn.enabled = q in ok
+        return rows
+
+    def update(self) -> None:
+        tr = self.ui.ctx.tr
+        for name, key in self._labels.items():
+            self.buttons[name].label = tr(key)
+        for q in range(4):
+            self.buttons[f"confirm{q}"].label = tr("table.dlg.confirm")
+        trade = self.trade()
+        if trade is None:
+            for b in self.buttons.values():
+                b.visible = False
+            return
+        self._place(trade)
+        pending = self.ui.pending()
+        hand = my_hand(self.model) or [0] * 5
+        self.buttons["accept"].enabled = self.ui.may(AcceptTrade()) and covers(hand,
+                                                                              trade["get"])
+        self.buttons["reject"].enabled = self.ui.may(RejectTrade())
+        self.buttons["counter"].enabled = not pending and self.answering()
+        self.buttons["withdraw"].enabled = self.ui.may(CancelTrade())
+
+    def handle(self, event: pygame.event.Event) -> bool:
+        """Clicks on the panel's buttons (and anywhere on the panel) are the panel's."""
+        if not self.visible:
+            return False
+        if event.type == pygame.MOUSEMOTION:
+            for b in self.buttons.values():
+                b.handle(event)
+            return False
+        if event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
+            for b in self.buttons.values():
+                if b.handle(event):
+                    return True
+            return self.rect.collidepoint(event.pos)
+        return False
+
+    # -- drawing -----------------------------------------------------------------------
+
+    def draw(self, surface: pygame.Surface) -> None:
+        trade = self.trade()
+        if trade is None:
+            return
+        rows = self._place(trade)
+        ui, t, px = self.ui, self.ui.text, self.ui.px
+        tr = ui.ctx.tr
+        r = self.rect
+        panel(surface, r, PANEL_BG, CARD_EDGE, px(10), solid_shadow=TABLE_SHADOW)
+        players = int((self.model.view or {}).get("players", 4))
+        offerer = trade["offerer"]
+        seat = self.model.seat
+        if self.offering():
+            head = tr("table.dlg.your_offer")
+        elif trade.get("to") is not None and trade.get("to") != seat:
+            head = tr("table.trade.offer_to", name=ui.seat_name(offerer),
+                      to=ui.seat_name(trade.get("to")))
+        else:
+            head = tr("table.dlg.offer_from", name=ui.seat_name(offerer))
+        col = owner_color(offerer, players)
+        pygame.draw.circle(surface, shade(col, -0.45), (r.x + px(16), r.y + px(15)), px(7))
+        pygame.draw.circle(surface, col, (r.x + px(16), r.y + px(15)), px(6))
+        t.draw(surface, t.fit(head, 14, r.w - px(40), True), (r.x + px(28), r.y + px(15)), 14,
+               INK, True, "midleft")
+        # the terms, seen from this seat when it is involved
+        if self.offering():
+            lines = [(tr("table.dlg.you_give"), trade["give"]),
+                     (tr("table.dlg.you_get"), trade["get"])]
+        elif seat is not None and 0 <= seat < len(trade["status"]) and trade["status"][seat] >= 0:
+            lines = [(tr("table.dlg.you_give"), trade["get"]),
+                     (tr("table.dlg.you_get"), trade["give"])]
+        else:
+            name = ui.seat_name(offerer)
+            lines = [(tr("table.trade.gives", name=name), trade["give"]),
+                     (tr("table.trade.wants", name=name), trade["get"])]
+        label_w = max(t.font(12, True).size(label)[0] for label, _ in lines) + px(10)
+        y = r.y + px(30)
+        for label, cards in lines:
+            t.draw(surface, label, (r.x + px(10), y + px(12)), 12, INK_SOFT, True, "midleft")
+            self._chips(surface, cards, r.x + px(10) + label_w, y + px(2), px(20),
+                        r.right - px(8))
+            y += px(28)
+        if self.answering():
+            hand = my_hand(self.model) or [0] * 5
+            if not covers(hand, trade["get"]):
+                t.draw(surface, tr("table.dlg.cannot_pay"), (r.right - px(10), r.y + px(30)),
+                       11, BAD, True, "topright")
+        # the answers
+        for q, ry, counter in rows:
+            st = trade["status"][q]
+            c = owner_color(q, players)
+            pygame.draw.circle(surface, shade(c, -0.45), (r.x + px(18), ry + px(12)), px(7))
+            pygame.draw.circle(surface, c, (r.x + px(18), ry + px(12)), px(6))
+            name = ui.seat_name(q) if q != seat else tr("table.you_suffix", name=ui.seat_name(q))
+            nr = t.draw(surface, t.fit(name, 13, r.w // 2 - px(30), True),
+                        (r.x + px(30), ry + px(12)), 13, INK, True, "midleft")
+            label = tr(f"table.trade.status.{_STATUS_KEYS.get(st, 'waiting')}")
+            t.draw(surface, label, (max(nr.right + px(8), r.x + r.w // 2), ry + px(12)), 12,
+                   _STATUS_COLORS.get(st, INK_SOFT), True, "midleft")
+            if counter:
+                give, get = trade["counters"][q]  # from the counterer's side
+                if self.offering():
+                    parts = [(tr("table.dlg.you_give"), get), (tr("table.dlg.you_get"), give)]
+                else:
+                    n = ui.seat_name(q)
+                    parts = [(tr("table.trade.gives", name=n), give),
+                             (tr("table.trade.wants", name=n), get)]
+                x = r.x + px(30)
+                for label, cards in parts:
+                    lr = t.draw(surface, label, (x, ry + px(36)), 11, INK_SOFT, True, "midleft")
+                    x = self._chips(surface, cards, lr.right + px(4), ry + px(28), px(16),
+                                    r.right - px(96)) + px(10)
+        for b in self.buttons.values():
+            b.draw(surface, ui, 13)
+
+    def _chips(self, surface: pygame.Surface, cards: list[int], x: int, y: int, size: int,
+               right: int) -> int:
+        """One chip per card (×n after a resource when they do not fit); returns the x
+        after the last."""
+        gap = max(1, size // 8)
+        n_chips = sum(cards)
+        crowded = x + n_chips * (size + gap) > right
+        for res, n in enumerate(cards):
+            if not n:
+                continue
+            if crowded:
+                surface.blit(resource_chip(res, size), (x, y))
+                img = self.ui.text.render(f"×{n}", 11, INK, True)
+                surface.blit(img, (x + size + 1, y + (size - img.get_height()) // 2))
+                x += size + img.get_width() + gap + 3
+            else:
+                for _ in range(n):
+                    surface.blit(resource_chip(res, size), (x, y))
+                    x += size + gap
+        return x
