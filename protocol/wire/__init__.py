@@ -13,17 +13,21 @@ from .messages import (
     ERROR_CODES,
     PROTOCOL_VERSION,
     SERVER,
+    SETTINGS,
     SPECS,
     VERSION_STRING,
     Message,
+    check_settings,
     compatible,
     parse_version,
     validate,
 )
+from .text import clean_text, clip
 
 __all__ = [
-    "CLIENT", "ERROR_CODES", "MAX_FRAME", "PROTOCOL_VERSION", "SERVER", "SPECS",
+    "CLIENT", "ERROR_CODES", "MAX_FRAME", "PROTOCOL_VERSION", "SERVER", "SETTINGS", "SPECS",
     "VERSION_STRING", "ConnPhase", "Connection", "FrameDecoder", "LocalProtocolError",
-    "Message", "ProtocolError", "RemoteProtocolError", "compatible", "decode_body",
-    "encode_frame", "encode_message", "parse_version", "validate",
+    "Message", "ProtocolError", "RemoteProtocolError", "check_settings", "clean_text", "clip",
+    "compatible", "decode_body", "encode_frame", "encode_message", "parse_version",
+    "validate",
 ]

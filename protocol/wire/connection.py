@@ -142,6 +142,12 @@ class Connection:
         self._advance(msg)
         return data
 
+    @property
+    def partial(self) -> bool:
+        """Bytes of an unfinished frame are buffered (a receiver bounds how long
+        a started frame may take)."""
+        return self._decoder.buffered > 0
+
     def close(self) -> None:
         self.phase = ConnPhase.CLOSED
 
@@ -154,6 +160,8 @@ class Connection:
         if self.role != SERVER or self.phase in (ConnPhase.HANDSHAKE, ConnPhase.CLOSED):
             return False
         kind = msg.get("type") if isinstance(msg, dict) else None
+        if not isinstance(kind, str):  # a list or a map is not hashable: bad_message below
+            return False
         if kind not in _CLIENT_AFTER_HANDSHAKE or kind in _CLIENT_MAY[self.phase]:
             return False
         validate(msg, CLIENT)  # a malformed message is still a protocol error
