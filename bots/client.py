@@ -261,12 +261,16 @@ async def run_bot(bot: Bot, host: str, port: int, *, name: str = "bot",
                   table: str | None = None, seat: int | None = None, key: str | None = None,
                   create: dict[str, Any] | None = None, budget: float | None = None,
                   reconnect: bool = True, retries: int = 8,
-                  tls: ssl.SSLContext | None = None) -> BotOutcome:
+                  tls: ssl.SSLContext | None = None, keepalive: float = KEEPALIVE,
+                  read_timeout: float = READ_TIMEOUT) -> BotOutcome:
     """Connect, join ``table`` (or create one with ``create`` settings) and play
     until the game ends, reconnecting (with the seat's resume token) when the
-    connection drops. ``tls``: connect with TLS (:mod:`bots.tls`)."""
+    connection drops. ``tls``: connect with TLS (:mod:`bots.tls`); ``keepalive``
+    and ``read_timeout``: seconds of silence before the server is pinged, and
+    before it counts as gone."""
     reader, writer = await asyncio.open_connection(host, port, ssl=tls)
-    client = BotClient(bot, reader, writer, name, budget)
+    client = BotClient(bot, reader, writer, name, budget, keepalive=keepalive,
+                       read_timeout=read_timeout)
     try:
         await client.handshake()
         if create is not None:
