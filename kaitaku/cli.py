@@ -32,6 +32,13 @@ def _bench_bots(args: argparse.Namespace) -> int:
                      opponents, args.budget)
 
 
+def _bench_hostile(args: argparse.Namespace) -> int:
+    from .hostile import main_hostile
+
+    return main_hostile(args.load, args.spectators, args.seconds, args.connections,
+                        args.addresses, args.json)
+
+
 def _league(args: argparse.Namespace) -> int:
     from league.run import main as league_main
 
@@ -394,6 +401,19 @@ def build_parser() -> argparse.ArgumentParser:
     bbots.add_argument("--seed", type=int, default=1)
     bbots.add_argument("--json", action="store_true", help="print one JSON object")
     bbots.set_defaults(func=_bench_bots)
+    bhost = bsub.add_parser("hostile", help="what a hostile load costs a server: spectators, "
+                                             "a full disk, parked frames, many tables")
+    bhost.add_argument("load", choices=("spectators", "full-disk", "partial-frames", "tables"))
+    bhost.add_argument("--spectators", type=int, default=200,
+                       help="spectators of the one table (spectators; default 200)")
+    bhost.add_argument("--seconds", type=float, default=5.0,
+                       help="seconds measured per phase (spectators) or failing (full-disk)")
+    bhost.add_argument("--connections", type=int, default=1000,
+                       help="connections parking a started frame (partial-frames)")
+    bhost.add_argument("--addresses", type=int, default=80,
+                       help="loopback addresses opening tables (tables; default 80)")
+    bhost.add_argument("--json", action="store_true", help="print one JSON object")
+    bhost.set_defaults(func=_bench_hostile)
     bcli = bsub.add_parser("client", help="the game window's frame time (headless)")
     bcli.add_argument("--frames", type=int, default=None, help="frames to draw")
     bcli.add_argument("--lang", choices=("ja", "en"), default=None)

@@ -37,6 +37,8 @@ OUTBOUND_LIMIT = 512
 """Frames queued for one client before it counts as not reading."""
 WRITE_BUFFER_HIGH = 1 << 20
 """Bytes buffered in the transport before the writer waits for the client."""
+SPECTATOR_FLUSH = 0.05
+"""Seconds a spectator's frames may wait to go out together."""
 HANDSHAKE_DEADLINE = 10.0
 """Seconds from accept to a hello."""
 IDLE_PING = 30.0
@@ -177,7 +179,14 @@ class Session:
             return
         self._pending.append(data)
         if self._flush_handle is None:
-            self._flush_handle = asyncio.get_running_loop().call_soon(self._flush)
+            loop = asyncio.get_running_loop()
+            if self.table is not None and self.seat is None:
+                # A spectator: what several actions send goes out in one write
+                # (a table watched by many costs one send per spectator per
+                # SPECTATOR_FLUSH, not per action); it sees the game a little later.
+                self._flush_handle = loop.call_later(SPECTATOR_FLUSH, self._flush)
+            else:
+                self._flush_handle = loop.call_soon(self._flush)
 
     def _flush(self) -> None:
         """Write what this loop turn queued, in one write."""

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from protocol.rules import Phase, Settings, apply, legal_actions, new_game, to_act
-from protocol.wire import MAX_FRAME, VERSION_STRING, encode_frame
+from protocol.wire import MAX_CLIENT_FRAME, MAX_FRAME, VERSION_STRING, encode_frame
 from protocol.wire.messages import MAX_PAGE, MAX_TEXT
 from protocol.wire.text import BIDI_CONTROLS
 from server.app import Limits, Server
@@ -568,9 +568,9 @@ async def test_item10_a_started_frame_must_be_finished_in_time(
         server: Server, connect: Connect, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("server.session.FRAME_DEADLINE", 0.3)
     parked = await connect("parked")
-    await parked.send_raw(struct.pack(">I", 200_000) + b"\x00" * 1000)
+    await parked.send_raw(struct.pack(">I", 16_000) + b"\x00" * 1000)
     trickle = await connect("trickle")
-    await trickle.send_raw(struct.pack(">I", 200_000))
+    await trickle.send_raw(struct.pack(">I", 16_000))
     loop = asyncio.get_running_loop()
     t0 = loop.time()
 
@@ -587,6 +587,11 @@ async def test_item10_a_started_frame_must_be_finished_in_time(
         assert c.eof
     assert loop.time() - t0 < 1.5
     dripping.cancel()
+    # A client frame may not be large at all (what it sends is small).
+    big = await connect("big")
+    await big.send_raw(struct.pack(">I", MAX_CLIENT_FRAME + 1))
+    msgs = await big.closed()
+    assert [m["code"] for m in msgs if m["type"] == "error"] == ["too_large"]
     # Whole frames sent slowly, one after another, are fine.
     slow = await connect("slow")
     for _ in range(4):

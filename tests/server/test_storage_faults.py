@@ -254,10 +254,13 @@ async def test_item2_a_full_tmpfs_pauses_the_table_until_space_is_freed(
         plays = [asyncio.ensure_future(c.play()) for c in clients]
         await _until(lambda: max(c.acked_version for c in clients) >= 30, 30, "30 actions")
         filler = disk / "filler"
-        with open(filler, "wb") as f, contextlib.suppress(OSError):
-            while True:
-                f.write(b"\0" * 65536)
-                f.flush()
+        fd = os.open(filler, os.O_WRONLY | os.O_CREAT)
+        try:
+            with contextlib.suppress(OSError):  # until the file system is full
+                while os.write(fd, b"\0" * 65536):
+                    pass
+        finally:
+            os.close(fd)
         await _until(lambda: all(c.storage_errors for c in clients), 10, "storage errors")
         table = next(c.outcome.table for c in clients if c.outcome.table)
         acked = max(c.acked_version for c in clients)
