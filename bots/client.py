@@ -90,6 +90,12 @@ class BotClient:
         self.conn = Connection(CLIENT)
         self.inbox: list[Message] = []
         self.pending = False  # an action is on its way: older legal lists are stale
+        if getattr(self, "_watchdog", None) is not None:
+            self.stop_watchdog()
+        self._watchdog: asyncio.TimerHandle | None = None
+        self._last_rx = 0.0
+        self._pinged = False
+        self._silent: float | None = None  # set when the server stayed silent too long
 
     def send(self, msg: Message) -> None:
         self.writer.write(self.conn.send(msg))
@@ -103,23 +109,41 @@ class BotClient:
         return self.inbox.pop(0)
 
     async def _read(self) -> bytes:
-        """The next bytes from the server: ping it after ``keepalive`` seconds of
-        silence; ConnectionError after ``read_timeout`` seconds of silence."""
+        """The next bytes from the server. A watchdog (one timer, not one per
+        read) pings a server silent for ``keepalive`` seconds and drops the
+        connection once it has been silent for ``read_timeout``."""
         loop = asyncio.get_running_loop()
-        start = loop.time()
-        pinged = False
-        while True:
-            quiet = loop.time() - start
-            limit = self.read_timeout if pinged else min(self.keepalive, self.read_timeout)
-            try:
-                return await asyncio.wait_for(self.reader.read(65536), max(0.001, limit - quiet))
-            except TimeoutError:
-                if pinged or self.keepalive >= self.read_timeout:
-                    raise ConnectionError(f"no answer from the server for "
-                                          f"{loop.time() - start:.0f} s") from None
-                pinged = True
-                with contextlib.suppress(ProtocolError):
-                    self.send({"type": "ping", "nonce": 0})
+        if self._watchdog is None:
+            self._last_rx = loop.time()
+            self._watchdog = loop.call_later(min(self.keepalive, self.read_timeout),
+                                             self._check_silence)
+        data = await self.reader.read(65536)
+        if self._silent is not None:
+            raise ConnectionError(f"no answer from the server for {self._silent:.0f} s")
+        self._last_rx = loop.time()
+        self._pinged = False
+        return data
+
+    def stop_watchdog(self) -> None:
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+            self._watchdog = None
+
+    def _check_silence(self) -> None:
+        loop = asyncio.get_running_loop()
+        quiet = loop.time() - self._last_rx
+        if quiet >= self.read_timeout:
+            self._silent = quiet
+            self._watchdog = None
+            with contextlib.suppress(Exception):
+                self.writer.transport.abort()  # the pending read ends
+            return
+        if quiet >= self.keepalive and not self._pinged:
+            self._pinged = True
+            with contextlib.suppress(ProtocolError, OSError, RuntimeError):
+                self.send({"type": "ping", "nonce": 0})
+        due = self._last_rx + (self.read_timeout if self._pinged else self.keepalive)
+        self._watchdog = loop.call_at(max(due, loop.time() + 0.001), self._check_silence)
 
     async def handshake(self, resume: str | None = None) -> Message:
         """Say hello (with a resume token to reclaim a seat); return the welcome."""
@@ -150,6 +174,7 @@ class BotClient:
                     f"the server sent a malformed {msg['type']!r} message ({exc!r:.200})",
                     "bad_message") from exc
             if done:
+                self.stop_watchdog()
                 return self.outcome
 
     async def _handle(self, msg: Message) -> bool:
@@ -307,6 +332,7 @@ async def run_bot(bot: Bot, host: str, port: int, *, name: str = "bot",
                 await client.handshake(resume=client.resume_token)
                 client.outcome.reconnects += 1
     finally:
+        client.stop_watchdog()
         client.writer.close()
         with contextlib.suppress(ConnectionError, OSError):
             await client.writer.wait_closed()

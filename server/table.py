@@ -247,6 +247,7 @@ class Table(Generic[M]):
         self.history: deque[tuple[int, list[Any]]] = deque(maxlen=EVENT_MEMORY)
         self._stand_in: Any = None
         self._public: tuple[int, dict[str, Any], bytes] | None = None  # spectators' view
+        self._saved = False  # the command being handled applied (and saved) an action
 
     # -- summaries ----------------------------------------------------------------
 
@@ -316,11 +317,12 @@ class Table(Generic[M]):
                 return
             if not self.queue.empty():
                 await asyncio.sleep(0)  # let the writers flush between back-to-back commands
+            self._saved = False
             try:
                 await self._handle(kind, payload)
             except Exception:  # one bad command must not kill the table
                 log.exception("table %s: %s failed", self.id, kind)
-                if kind == "action":
+                if kind == "action" and not self._saved:  # "not applied" only if true
                     seat, msg = payload
                     self._reply(seat, self.seats[seat].session, result(
                         msg["seq"], "internal_error",
@@ -574,6 +576,7 @@ class Table(Generic[M]):
             log.info("table %s: seat %d %s taken back (not saved)", self.id, seat,
                      action.name)
             return None
+        self._saved = True
         return events
 
     def _applied(self, seat: int, action: Action, via: str) -> None:

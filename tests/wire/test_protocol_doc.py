@@ -117,12 +117,18 @@ def test_limits_are_the_servers() -> None:
     assert f"complete within **{FRAME_DEADLINE:g} seconds**" in DOC
     assert f"one page of at most **{MAX_PAGE}** tables" in DOC
     assert f"(at most {MAX_TEXT} characters)" in DOC
+    from protocol.wire import MAX_CLIENT_FRAME
+    from server.session import SPECTATOR_FLUSH
+
+    assert f"**MAX_CLIENT_FRAME = {MAX_CLIENT_FRAME}** bytes" in DOC
+    assert f"up to {SPECTATOR_FLUSH * 1000:g} ms" in DOC
     text = section(r"7\.10 .*")
     for row in (f"| {MAX_CONNECTIONS} / {MAX_PER_ADDRESS} |",
                 f"| {lim.tables} / {lim.tables_per_address} |",
                 f"| {lim.bots} / {lim.bots_per_address} |",
                 f"| {lim.spectators_per_table} / {lim.spectators_per_address} |",
-                f"| {RATE:g} / {BURST:g} |", f"| {FRAME_DEADLINE:g} s |", f"| {MAX_PAGE} |"):
+                f"| {RATE:g} / {BURST:g} |", f"| {FRAME_DEADLINE:g} s |", f"| {MAX_PAGE} |",
+                f"| {MAX_CLIENT_FRAME} bytes |"):
         assert row in text, row
 
 
