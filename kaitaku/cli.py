@@ -198,10 +198,15 @@ def _server(args: argparse.Namespace) -> int:
         print(f"kaitaku server: cannot use the TLS certificate: {exc}", file=sys.stderr)
         return 2
 
-    async def main() -> None:
+    async def main() -> int:
         import signal
 
-        await srv.start()
+        try:
+            await srv.start()
+        except StorageError as exc:
+            print(f"kaitaku server: {exc}", file=sys.stderr)
+            await srv.close()
+            return 2
         print(f"kaitaku server listening on {srv.host}:{srv.port}"
               f"{' (TLS)' if srv.tls is not None else ''}", flush=True)
         advertiser = await _advertise(args, srv)
@@ -217,10 +222,12 @@ def _server(args: argparse.Namespace) -> int:
             if advertiser is not None:
                 await advertiser.stop()
             await srv.close()
+        return 0
 
+    rc = 0
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(main())
-    return 0
+        rc = asyncio.run(main())
+    return rc
 
 
 def _is_loopback(host: str) -> bool:

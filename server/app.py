@@ -236,7 +236,7 @@ class Server:
         if storage is not None and storage.pending:
             try:
                 storage.commit()
-            except StorageError as exc:
+            except Exception as exc:  # StorageError, or anything else: nothing was saved
                 ok = False
                 dropped = storage.pending_actions
                 storage.discard_actions(None)
@@ -268,9 +268,9 @@ class Server:
             return
         try:
             self.storage.probe()
-        except StorageError as exc:
+        except Exception as exc:  # StorageError, or anything else: still failing
             self._probe_delay = min(PROBE_MAX, self._probe_delay * 2)
-            self._storage_failed(str(exc))
+            self._storage_failed(str(exc) or type(exc).__name__)
             return
         log.warning("storage works again after %.1f s; the tables go on",
                     time.monotonic() - self._failing_since)
@@ -419,7 +419,7 @@ class Server:
             table = sess.table
             self._drop_token(sess, table)
             seat = table.vacate(sess)
-            log.info("table %s: %r left seat %s", table.id, sess.name, seat)
+            sess.log(logging.INFO, "%r left table %s (seat %s)", sess.name, table.id, seat)
             if not self._left_waiting(table, sess, dropped=True):
                 table.broadcast_table()
 
@@ -434,14 +434,16 @@ class Server:
         if table.creator == leaver.id:
             table.creator = people[0].id if people else None
             if people:
-                log.info("table %s: %r may start it now", table.id, people[0].name)
+                leaver.log(logging.INFO, "table %s: %r may start it now", table.id,
+                           people[0].name)
         if people:
             return False
         if dropped:
             asyncio.get_running_loop().call_later(WAITING_GRACE, self._close_if_deserted,
                                                   table)
             return False
-        self._close_waiting(table, "everybody left before the game started")
+        leaver.log(logging.INFO, "table %s closes: everybody left", table.id)
+        self._close_waiting(table, "everybody left before the game started", quiet=True)
         return True
 
     @staticmethod
@@ -454,9 +456,10 @@ class Server:
                 and not self._people(table)):
             self._close_waiting(table, "nobody came back to it")
 
-    def _close_waiting(self, table: Table[Session], why: str) -> None:
+    def _close_waiting(self, table: Table[Session], why: str, quiet: bool = False) -> None:
         """Close a table before its game: its members (bots by now) get
-        ``table_closed`` and ``left``; it leaves the list and the database."""
+        ``table_closed`` and ``left``; it leaves the list and the database.
+        ``quiet``: the client whose leave closed it has logged it (rate-limited)."""
         for member, _ in table.members():
             self._drop_token(member, table)
             table.vacate(member)
@@ -470,7 +473,8 @@ class Server:
         table.submit("stop", None)
         if self.storage is not None:
             self.storage.delete_table(table.id)
-        log.info("table %s closed: %s", table.id, why)
+        if not quiet:
+            log.info("table %s closed: %s", table.id, why)
 
     # -- routing --------------------------------------------------------------------
 
@@ -591,8 +595,8 @@ class Server:
         table: Table[Session] = Table(table_id, name, settings, sess.id, timer)
         table.creator_address = sess.address
         self.attach_table(table)
-        log.info("table %s (%r) created by %r from %s: %s, bots %s", table_id, name,
-                 sess.name, sess.address, settings.to_dict(), bots)
+        sess.log(logging.INFO, "%r created table %s (%r): %s, bots %s", sess.name, table_id,
+                 name, settings.to_dict(), bots)
         spawn = table.reserve_bots(list(bots))
         if take_seat:
             i = table.free_seat(None, sess, None)
@@ -638,10 +642,12 @@ class Server:
         restarted), the first person to arrive may."""
         if table.status == "waiting" and table.creator is None and sess.role != "bot":
             table.creator = sess.id
-            log.info("table %s: %r may start it", table.id, sess.name)
+            sess.log(logging.INFO, "%r may start table %s", sess.name, table.id)
 
     def _seat(self, sess: Session, table: Table[Session], i: int, since: int | None = None) -> None:
         table.take_seat(i, sess)
+        sess.log(logging.INFO, "%r took seat %d at table %s (%s)", sess.name, i, table.id,
+                 table.seats[i].kind)
         self._claim_start(sess, table)
         sess.table = table
         sess.seat = i

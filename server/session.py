@@ -154,7 +154,7 @@ class Session:
         try:
             data = self.conn.send(msg)
         except LocalProtocolError as exc:
-            self.log(logging.WARNING, "not sent (%s): %s", msg.get("type"), exc)
+            self.log(logging.WARNING, "not sent (%s): %r", msg.get("type"), str(exc))
             return
         self._queue(data)
 
@@ -165,7 +165,7 @@ class Session:
         try:
             self.conn.send_encoded(msg, data)
         except LocalProtocolError as exc:
-            self.log(logging.WARNING, "not sent (%s): %s", msg.get("type"), exc)
+            self.log(logging.WARNING, "not sent (%s): %r", msg.get("type"), str(exc))
             return
         self._queue(data)
 

@@ -40,6 +40,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import sqlite3
 import threading
 import time
@@ -64,6 +65,7 @@ thread has copied nearly all of them by then, so it is quick)."""
 SEQ_MEMORY = 64
 """Sequence numbers per seat read back on restore (the results a table remembers)."""
 SEAT_KINDS = ("empty", "human", "bot")
+_TABLE_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 BOT_KINDS = ("random", "greedy", "heuristic", "search")
 
 log = logging.getLogger("kaitaku.storage")
@@ -372,9 +374,13 @@ class Storage:
         self._queue("DELETE FROM tokens WHERE table_id NOT IN (SELECT id FROM tables "
                     "WHERE status != 'finished' AND quarantined IS NULL)", "", ())
         out = []
-        rows = self.db.execute(
-            "SELECT id, name, settings, seed, creator, turn_timer, status, seats FROM tables "
-            "WHERE status != 'finished' AND quarantined IS NULL ORDER BY created").fetchall()
+        try:
+            rows = self.db.execute(
+                "SELECT id, name, settings, seed, creator, turn_timer, status, seats FROM "
+                "tables WHERE status != 'finished' AND quarantined IS NULL ORDER BY created"
+            ).fetchall()
+        except sqlite3.DatabaseError as exc:  # the file is damaged beyond one table
+            raise StorageError(f"cannot read the tables of {str(self.path)!r}: {exc}") from exc
         for row in rows:
             try:
                 out.append(self._restore(*row))
@@ -391,7 +397,7 @@ class Storage:
     def _restore(self, tid: Any, name: Any, settings: Any, seed: Any, creator: Any,
                  timer: Any, status: Any, seats: Any) -> StoredTable:
         """One table from its rows; raises on anything that does not check."""
-        if not isinstance(tid, str) or not 1 <= len(tid) <= 64:
+        if not isinstance(tid, str) or not _TABLE_ID.fullmatch(tid):
             raise InvalidLog("bad table id")
         parsed = Settings.from_dict(check_settings(json.loads(settings)))
         if type(seed) is not int or not 0 <= seed < 2**63:

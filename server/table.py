@@ -395,7 +395,7 @@ class Table(Generic[M]):
             self._set_auto(i, False, "player back")
         if seat.kind == "empty":
             seat.kind = "bot" if session.role == "bot" else "human"
-        log.info("table %s: seat %d taken by %r (%s)", self.id, i, session.name, seat.kind)
+        log.debug("table %s: seat %d taken by %r (%s)", self.id, i, session.name, seat.kind)
 
     def reserve_bots(self, kinds: list[str]) -> list[tuple[int, str, str]]:
         """Mark empty seats (from the last) as bot seats; return (seat, kind, key)."""

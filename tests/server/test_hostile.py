@@ -531,6 +531,16 @@ async def test_item9_log_lines_caused_by_one_connection_are_rate_limited(
     await asyncio.sleep(1.0)
     sess.log(logging.WARNING, "later")
     assert "not logged" in caplog.records[-1].getMessage()
+    # A client that opens and closes tables as fast as it may fills no log either.
+    churn = await connect("churner")
+    caplog.clear()
+    for _ in range(150):
+        await churn.send({"type": "create_table", "settings": {"players": 3}})
+        await churn.recv_type("joined")
+        await churn.send({"type": "leave"})
+        await churn.recv_type("left")
+    lines = [r.getMessage() for r in caplog.records]
+    assert len(lines) <= LOG_BURST + 10, lines[-5:]
 
 
 # -- 10. small holes -------------------------------------------------------------------------
