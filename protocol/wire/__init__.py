@@ -25,9 +25,9 @@ from .messages import (
 from .text import clean_text, clip
 
 __all__ = [
-    "CLIENT", "ERROR_CODES", "MAX_CLIENT_FRAME", "MAX_FRAME", "PROTOCOL_VERSION", "SERVER", "SETTINGS", "SPECS",
-    "VERSION_STRING", "ConnPhase", "Connection", "FrameDecoder", "LocalProtocolError",
-    "Message", "ProtocolError", "RemoteProtocolError", "check_settings", "clean_text", "clip",
-    "compatible", "decode_body", "encode_frame", "encode_message", "parse_version",
-    "validate",
+    "CLIENT", "ERROR_CODES", "MAX_CLIENT_FRAME", "MAX_FRAME", "PROTOCOL_VERSION", "SERVER",
+    "SETTINGS", "SPECS", "VERSION_STRING", "ConnPhase", "Connection", "FrameDecoder",
+    "LocalProtocolError", "Message", "ProtocolError", "RemoteProtocolError", "check_settings",
+    "clean_text", "clip", "compatible", "decode_body", "encode_frame", "encode_message",
+    "parse_version", "validate",
 ]
