@@ -8,6 +8,15 @@ missed) when the connection drops. ``act`` may be a plain method or a
 coroutine. With a time ``budget`` a slow or crashing ``act`` does not stall
 the game: the SDK sends a safe fallback action (roll, end the turn, reject
 or cancel a trade, else a random legal choice) and ignores the late answer.
+
+The server is not trusted blindly either: a message the SDK cannot read
+(a malformed ``events``, an unreadable legal action) ends the connection
+with a :class:`~protocol.wire.RemoteProtocolError` that says what was wrong;
+a server silent for ``keepalive`` seconds is pinged, and one silent for
+``read_timeout`` seconds counts as gone (the SDK reconnects). With ``tls``
+(an :class:`ssl.SSLContext`, see :mod:`bots.tls`) the connection is TLS.
+While a server cannot save actions (``storage_unavailable``) the bot waits:
+the server sends the legal actions again when it can.
 """
 
 from __future__ import annotations
@@ -17,15 +26,29 @@ import contextlib
 import inspect
 import logging
 import random
+import ssl
 from dataclasses import dataclass, field
 from typing import Any
 
 from protocol.rules import EVENT_TYPES, Action, RulesError, action_from_dict
-from protocol.wire import CLIENT, VERSION_STRING, Connection, Message, ProtocolError
+from protocol.wire import (
+    CLIENT,
+    VERSION_STRING,
+    Connection,
+    Message,
+    ProtocolError,
+    RemoteProtocolError,
+)
 
 from .base import Bot, safe_action
 
 log = logging.getLogger("kaitaku.bot")
+
+KEEPALIVE = 20.0
+"""Seconds of silence from the server after which the SDK pings it."""
+READ_TIMEOUT = 60.0
+"""Seconds of silence after which the server counts as gone (it pings every
+client that is silent for 30 s, and answers pings)."""
 
 
 @dataclass
@@ -45,10 +68,13 @@ class BotClient:
     """Drive ``bot`` over one connection until its game ends."""
 
     def __init__(self, bot: Bot, reader: asyncio.StreamReader,
-                 writer: asyncio.StreamWriter, name: str, budget: float | None = None) -> None:
+                 writer: asyncio.StreamWriter, name: str, budget: float | None = None, *,
+                 keepalive: float = KEEPALIVE, read_timeout: float = READ_TIMEOUT) -> None:
         self.bot = bot
         self.name = name
         self.budget = budget
+        self.keepalive = keepalive
+        self.read_timeout = read_timeout
         self.view: dict[str, Any] | None = None
         self.seq = 0
         self.version = 0  # the last event version seen (for a resume)
@@ -64,17 +90,60 @@ class BotClient:
         self.conn = Connection(CLIENT)
         self.inbox: list[Message] = []
         self.pending = False  # an action is on its way: older legal lists are stale
+        if getattr(self, "_watchdog", None) is not None:
+            self.stop_watchdog()
+        self._watchdog: asyncio.TimerHandle | None = None
+        self._last_rx = 0.0
+        self._pinged = False
+        self._silent: float | None = None  # set when the server stayed silent too long
 
     def send(self, msg: Message) -> None:
         self.writer.write(self.conn.send(msg))
 
     async def recv(self) -> Message:
         while not self.inbox:
-            data = await self.reader.read(65536)
+            data = await self._read()
             if not data:
                 raise ConnectionError("server closed the connection")
             self.inbox.extend(self.conn.receive_data(data))
         return self.inbox.pop(0)
+
+    async def _read(self) -> bytes:
+        """The next bytes from the server. A watchdog (one timer, not one per
+        read) pings a server silent for ``keepalive`` seconds and drops the
+        connection once it has been silent for ``read_timeout``."""
+        loop = asyncio.get_running_loop()
+        if self._watchdog is None:
+            self._last_rx = loop.time()
+            self._watchdog = loop.call_later(min(self.keepalive, self.read_timeout),
+                                             self._check_silence)
+        data = await self.reader.read(65536)
+        if self._silent is not None:
+            raise ConnectionError(f"no answer from the server for {self._silent:.0f} s")
+        self._last_rx = loop.time()
+        self._pinged = False
+        return data
+
+    def stop_watchdog(self) -> None:
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+            self._watchdog = None
+
+    def _check_silence(self) -> None:
+        loop = asyncio.get_running_loop()
+        quiet = loop.time() - self._last_rx
+        if quiet >= self.read_timeout:
+            self._silent = quiet
+            self._watchdog = None
+            with contextlib.suppress(Exception):
+                self.writer.transport.abort()  # the pending read ends
+            return
+        if quiet >= self.keepalive and not self._pinged:
+            self._pinged = True
+            with contextlib.suppress(ProtocolError, OSError, RuntimeError):
+                self.send({"type": "ping", "nonce": 0})
+        due = self._last_rx + (self.read_timeout if self._pinged else self.keepalive)
+        self._watchdog = loop.call_at(max(due, loop.time() + 0.001), self._check_silence)
 
     async def handshake(self, resume: str | None = None) -> Message:
         """Say hello (with a resume token to reclaim a seat); return the welcome."""
@@ -95,56 +164,81 @@ class BotClient:
         """Answer ``legal`` messages until ``game_over``."""
         while True:
             msg = await self.recv()
-            kind = msg["type"]
-            if kind == "joined":
-                self.outcome.table = msg["table"]
-                self.outcome.seat = msg["seat"]
-                self.seq = max(self.seq, msg.get("last_seq") or 0)  # a rejoined seat
-            elif kind == "view":
-                self.view = msg["view"]
-                self.version = max(self.version, msg["version"])
-            elif kind == "events":
-                self.version = max(self.version, msg["version"])
-                seat = self.outcome.seat
-                if seat is not None and type(self.bot).on_events is not Bot.on_events:
-                    self.bot.on_events(seat, [_event(e) for e in msg["events"]])
-            elif kind == "legal":
-                if (msg["actions"] and not self.pending and not self._over()
-                        and msg["version"] >= self.version):
-                    await self._act(msg["actions"])
-            elif kind == "result":
-                self.pending = False
-                if not msg["ok"]:
-                    self.outcome.rejected += 1
-                    log.warning("%s: action %s rejected: %s %s", self.name, msg["seq"],
-                                msg.get("code"), msg.get("message"))
-                    self.send({"type": "resync"})
-            elif kind == "game_over":
-                self.outcome.winner = msg["winner"]
-                self.outcome.scores = msg["scores"]
-                self.outcome.finished = True
-                if self.view is not None:
-                    self.bot.on_game_over(self.view)
+            try:
+                done = await self._handle(msg)
+            except (KeyError, TypeError, ValueError, AttributeError, IndexError,
+                    RulesError) as exc:
+                with contextlib.suppress(Exception):
+                    self.writer.close()
+                raise RemoteProtocolError(
+                    f"the server sent a malformed {msg['type']!r} message ({exc!r:.200})",
+                    "bad_message") from exc
+            if done:
+                self.stop_watchdog()
                 return self.outcome
-            elif kind == "error":
-                log.warning("%s: server error %s: %s", self.name, msg["code"], msg["message"])
-                if msg["code"] in ("no_such_table", "seat_taken", "table_full", "table_closed"):
-                    raise ProtocolError(msg["message"], msg["code"])
-            elif kind == "ping":
-                self.send({"type": "pong", "nonce": msg.get("nonce")})
-            elif kind == "bye":
-                raise ConnectionError(msg.get("reason") or "server said bye")
+
+    async def _handle(self, msg: Message) -> bool:
+        """React to one message from the server; True when the game is over.
+        A malformed message raises (and ends the connection)."""
+        kind = msg["type"]
+        if kind == "joined":
+            self.outcome.table = msg["table"]
+            self.outcome.seat = msg["seat"]
+            self.seq = max(self.seq, msg.get("last_seq") or 0)  # a rejoined seat
+        elif kind == "view":
+            self.view = msg["view"]
+            self.version = max(self.version, msg["version"])
+        elif kind == "events":
+            self.version = max(self.version, msg["version"])
+            seat = self.outcome.seat
+            if seat is not None and type(self.bot).on_events is not Bot.on_events:
+                events = [_event(e) for e in msg["events"]]
+                try:
+                    self.bot.on_events(seat, events)
+                except Exception:  # the bot's own failure, not the server's
+                    log.exception("%s: the bot's on_events failed", self.name)
+        elif kind == "legal":
+            if (msg["actions"] and not self.pending and not self._over()
+                    and msg["version"] >= self.version):
+                await self._act(msg["actions"])
+        elif kind == "result":
+            self.pending = False
+            if not msg["ok"]:
+                code = msg.get("code")
+                if code == "storage_unavailable":  # the server sends legal again later
+                    log.warning("%s: the server cannot save actions now; waiting", self.name)
+                    return False
+                self.outcome.rejected += 1
+                log.warning("%s: action %s rejected: %s %r", self.name, msg["seq"],
+                            code, msg.get("message"))
+                self.send({"type": "resync"})
+        elif kind == "game_over":
+            self.outcome.winner = msg["winner"]
+            self.outcome.scores = msg["scores"]
+            self.outcome.finished = True
+            if self.view is not None:
+                try:
+                    self.bot.on_game_over(self.view)
+                except Exception:
+                    log.exception("%s: the bot's on_game_over failed", self.name)
+            return True
+        elif kind == "error":
+            log.warning("%s: server error %s: %r", self.name, msg["code"], msg["message"])
+            if msg["code"] in ("no_such_table", "seat_taken", "table_full", "table_closed"):
+                raise ProtocolError(msg["message"], msg["code"])
+        elif kind == "ping":
+            self.send({"type": "pong", "nonce": msg.get("nonce")})
+        elif kind == "bye":
+            raise ConnectionError(msg.get("reason") or "server said bye")
+        return False
 
     def _over(self) -> bool:
         return self.view is not None and self.view.get("phase") == "game_over"
 
     async def _act(self, actions: list[dict[str, Any]]) -> None:
-        assert self.view is not None
-        try:
-            legal: list[Action] = [action_from_dict(a) for a in actions]
-        except RulesError:
-            log.exception("%s: the server sent an unreadable action", self.name)
-            return
+        if not isinstance(self.view, dict):
+            raise ValueError("legal actions before any view")
+        legal: list[Action] = [action_from_dict(a) for a in actions]  # RulesError: malformed
         action = await self._decide(self.view, legal)
         self.seq += 1
         self.outcome.actions += 1
@@ -174,8 +268,10 @@ class BotClient:
         return safe_action(legal, self._random)
 
 
-def _event(d: dict[str, Any]) -> Any:
-    cls = EVENT_TYPES.get(d.get("type", ""))
+def _event(d: Any) -> Any:
+    if not isinstance(d, dict) or not isinstance(d.get("type"), str):
+        raise TypeError(f"an event is a map with a type, not {type(d).__name__}")
+    cls = EVENT_TYPES.get(d["type"])
     if cls is None:
         return d
     fields = {k: tuple(tuple(x) if isinstance(x, list) else x for x in v)
@@ -189,12 +285,17 @@ def _event(d: dict[str, Any]) -> Any:
 async def run_bot(bot: Bot, host: str, port: int, *, name: str = "bot",
                   table: str | None = None, seat: int | None = None, key: str | None = None,
                   create: dict[str, Any] | None = None, budget: float | None = None,
-                  reconnect: bool = True, retries: int = 8) -> BotOutcome:
+                  reconnect: bool = True, retries: int = 8,
+                  tls: ssl.SSLContext | None = None, keepalive: float = KEEPALIVE,
+                  read_timeout: float = READ_TIMEOUT) -> BotOutcome:
     """Connect, join ``table`` (or create one with ``create`` settings) and play
     until the game ends, reconnecting (with the seat's resume token) when the
-    connection drops."""
-    reader, writer = await asyncio.open_connection(host, port)
-    client = BotClient(bot, reader, writer, name, budget)
+    connection drops. ``tls``: connect with TLS (:mod:`bots.tls`); ``keepalive``
+    and ``read_timeout``: seconds of silence before the server is pinged, and
+    before it counts as gone."""
+    reader, writer = await asyncio.open_connection(host, port, ssl=tls)
+    client = BotClient(bot, reader, writer, name, budget, keepalive=keepalive,
+                       read_timeout=read_timeout)
     try:
         await client.handshake()
         if create is not None:
@@ -224,13 +325,14 @@ async def run_bot(bot: Bot, host: str, port: int, *, name: str = "bot",
                     client.writer.close()
                 await asyncio.sleep(delay)
                 try:
-                    reader, writer = await asyncio.open_connection(host, port)
+                    reader, writer = await asyncio.open_connection(host, port, ssl=tls)
                 except OSError:
                     continue
                 client.attach(reader, writer)
                 await client.handshake(resume=client.resume_token)
                 client.outcome.reconnects += 1
     finally:
+        client.stop_watchdog()
         client.writer.close()
         with contextlib.suppress(ConnectionError, OSError):
             await client.writer.wait_closed()

@@ -2,8 +2,9 @@
 
 A server started with ``kaitaku server --advertise`` announces itself as a
 ``_kaitaku._tcp.local.`` service whose TXT properties are ``name`` (the
-server's name), ``protocol`` (its protocol version) and ``tables`` (how many
-tables it lists, refreshed now and then). The lobby runs a :class:`Browser`
+server's name), ``protocol`` (its protocol version), ``tables`` (how many
+tables it lists, refreshed now and then) and ``tls`` (``1`` when the server
+speaks TLS only: connect with TLS). The lobby runs a :class:`Browser`
 that keeps a thread-safe list of the servers found.
 
 No pygame here: :class:`Advertiser` runs inside the server's asyncio loop,
@@ -42,6 +43,7 @@ class FoundServer:
     version: str  # its protocol version ("1.1"); "" if it did not say
     tables: int | None  # tables listed, when announced
     service: str  # the mDNS instance name (unique on the LAN)
+    tls: bool = False  # the server speaks TLS only
 
     @property
     def address(self) -> str:
@@ -54,11 +56,14 @@ class FoundServer:
         return not self.version or compatible(self.version)
 
 
-def service_properties(name: str, tables: int | None = None) -> dict[str, str]:
+def service_properties(name: str, tables: int | None = None,
+                       tls: bool = False) -> dict[str, str]:
     """The TXT properties a server announces."""
     props = {"name": name, "protocol": VERSION_STRING}
     if tables is not None:
         props["tables"] = str(tables)
+    if tls:
+        props["tls"] = "1"
     return props
 
 
@@ -91,7 +96,8 @@ def parse_service(service: str, addresses: Sequence[str], port: int | None,
     tables_text = props.get("tables", "")
     tables = int(tables_text) if tables_text.isdigit() else None
     return FoundServer(name=name[:64], host=host, port=int(port),
-                       version=props.get("protocol", ""), tables=tables, service=service)
+                       version=props.get("protocol", ""), tables=tables, service=service,
+                       tls=props.get("tls", "") == "1")
 
 
 def instance_name(name: str, port: int) -> str:
@@ -133,8 +139,9 @@ class Advertiser:
 
     def __init__(self, name: str, port: int, host: str = "0.0.0.0", *,
                  interfaces: Any = None, tables: int | None = None,
-                 addresses: Sequence[str] | None = None) -> None:
+                 addresses: Sequence[str] | None = None, tls: bool = False) -> None:
         self.name = name
+        self.tls = tls
         self.port = port
         self.host = host
         self.interfaces = interfaces
@@ -150,7 +157,7 @@ class Advertiser:
         return ServiceInfo(
             SERVICE_TYPE, f"{instance_name(self.name, self.port)}.{SERVICE_TYPE}",
             addresses=[socket.inet_aton(a) for a in addrs if _is_ipv4(a)],
-            port=self.port, properties=service_properties(self.name, self.tables),
+            port=self.port, properties=service_properties(self.name, self.tables, self.tls),
             server=_host_label())
 
     async def start(self) -> None:
@@ -177,7 +184,8 @@ class Advertiser:
 
         old = self._info
         self._info = ServiceInfo(SERVICE_TYPE, old.name, addresses=old.addresses,
-                                 port=self.port, properties=service_properties(self.name, tables),
+                                 port=self.port,
+                                 properties=service_properties(self.name, tables, self.tls),
                                  server=old.server)
         await self._zc.async_update_service(self._info)
 

@@ -29,7 +29,13 @@ What it does by itself:
   (``state_key`` files it under another key than ``host:port``; with
   ``reclaim=False`` the token is stored but the first hello does not present it);
 - gives up (``offline``) with a clear reason on a refused first connection,
-  ``version_unsupported``, ``replaced``, or too many failed attempts.
+  ``version_unsupported``, ``replaced``, or too many failed attempts;
+- does not trust the server: a message it cannot read ends the connection
+  with a reason that says so, and the inbox is bounded (:data:`MAX_INBOX`
+  messages, :data:`MAX_INBOX_BYTES` bytes): while the UI does not poll, the
+  connection stops reading (the server then treats it as a slow reader), so a
+  flooding server cannot make the window's memory grow;
+- speaks TLS with ``tls=`` (an :class:`ssl.SSLContext`, see :mod:`bots.tls`).
 
 This module never imports pygame (tests check that).
 """
@@ -40,6 +46,7 @@ import asyncio
 import contextlib
 import random
 import socket
+import ssl
 import threading
 import time
 from collections import deque
@@ -63,6 +70,10 @@ DEFAULT_PORT = 7878
 
 #: error codes after which reconnecting would not help
 FATAL_CODES = frozenset({"version_unsupported", "replaced"})
+MAX_INBOX = 2048
+"""Messages waiting for the UI's poll before the connection stops reading."""
+MAX_INBOX_BYTES = 4 << 20
+"""Bytes of frames waiting for the UI's poll before the connection stops reading."""
 
 
 def parse_address(text: str, default_port: int = DEFAULT_PORT) -> tuple[str, int]:
@@ -129,8 +140,10 @@ class NetClient:
                  backoff: tuple[float, float] = (0.25, 5.0), connect_timeout: float = 5.0,
                  keepalive: float = 15.0, dead_after: float = 45.0,
                  version: str = VERSION_STRING, state: StateFile | None = None,
-                 state_key: str | None = None, reclaim: bool = True) -> None:
+                 state_key: str | None = None, reclaim: bool = True,
+                 tls: ssl.SSLContext | None = None) -> None:
         self.host = host
+        self.tls = tls
         self.port = port
         self.name = name
         self.role = role
@@ -144,6 +157,8 @@ class NetClient:
         # shared between the threads (under the lock)
         self._lock = threading.Lock()
         self._inbox: list[Message] = []
+        self._inbox_bytes = 0  # frame bytes behind the messages in the inbox
+        self._full = False  # the reader waits for the UI to poll
         self._outbox: deque[Message] = deque()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -151,6 +166,7 @@ class NetClient:
         self._stopped = False  # gave up (offline)
         # the loop thread's own state
         self._wake: asyncio.Event | None = None
+        self._room: asyncio.Event | None = None  # set when the UI polled a full inbox
         self._main_task: asyncio.Task[None] | None = None
         self._conn: Connection | None = None
         self._writer: asyncio.StreamWriter | None = None
@@ -196,6 +212,7 @@ class NetClient:
             self._loop = loop
             asyncio.set_event_loop(loop)
             self._wake = asyncio.Event()
+            self._room = asyncio.Event()
             self._main_task = loop.create_task(self._main())
             ready.set()
             try:
@@ -228,6 +245,13 @@ class NetClient:
         """The messages (and ``_status`` notices) received since the last poll."""
         with self._lock:
             out, self._inbox = self._inbox, []
+            self._inbox_bytes = 0
+            full, self._full = self._full, False
+        if full:  # the reader waits for room
+            loop, room = self._loop, self._room
+            if loop is not None and room is not None and not loop.is_closed():
+                with contextlib.suppress(RuntimeError):
+                    loop.call_soon_threadsafe(room.set)
         return out
 
     def close(self, timeout: float = 2.0) -> None:
@@ -284,7 +308,8 @@ class NetClient:
             while not self._closing:
                 try:
                     reader, writer = await asyncio.wait_for(
-                        asyncio.open_connection(self.host, self.port), self.connect_timeout)
+                        asyncio.open_connection(self.host, self.port, ssl=self.tls),
+                        self.connect_timeout)
                 except (OSError, TimeoutError) as exc:
                     if not await self._retry(describe_error(exc)):
                         return
@@ -381,15 +406,37 @@ class NetClient:
         conn = self._conn
         assert conn is not None
         while True:
+            await self._wait_for_room()
             data = await reader.read(65536)
             if not data:
                 raise _Dropped("the server closed the connection")
             self._last_rx = time.monotonic()
             self._ping_sent = False
             for msg in conn.receive_data(data):
-                self._on_message(msg)
+                try:
+                    self._on_message(msg)
+                except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+                    raise _Dropped(f"the server sent a malformed {msg.get('type')!r} message "
+                                   f"({exc!r:.200})") from exc
+            with self._lock:
+                self._inbox_bytes += len(data)
             if conn.phase is ConnPhase.CLOSED:
                 raise _Dropped("the server closed the connection")
+
+    async def _wait_for_room(self) -> None:
+        """Wait while the inbox is full (the UI has not polled): the socket is not
+        read meanwhile, so memory stays bounded whatever the server sends."""
+        room = self._room
+        assert room is not None
+        while True:
+            with self._lock:
+                full = len(self._inbox) >= MAX_INBOX or self._inbox_bytes >= MAX_INBOX_BYTES
+                self._full = full
+            if not full:
+                return
+            room.clear()
+            await room.wait()
+            self._last_rx = time.monotonic()  # the silence was ours, not the server's
 
     def _on_message(self, msg: Message) -> None:
         kind = msg["type"]
@@ -523,6 +570,8 @@ class NetClient:
         nonce = 0
         while True:
             await asyncio.sleep(step)
+            if self._full:  # not reading (the UI is behind): the silence is ours
+                continue
             quiet = time.monotonic() - self._last_rx
             if quiet >= self.dead_after:
                 raise _Dropped(f"no answer from the server for {quiet:.0f} s")

@@ -197,7 +197,10 @@ def bench_server(games: int, concurrency: int, players: int = 4) -> dict[str, An
     tmp = tempfile.TemporaryDirectory(prefix="kaitaku-bench-")
     proc = subprocess.Popen(
         [sys.executable, "-m", "kaitaku", "server", "--port", "0", "--log-level", "warning",
-         "--db", os.path.join(tmp.name, "bench.db")],
+         "--db", os.path.join(tmp.name, "bench.db"), "--no-advertise",
+         # every bench client comes from loopback: lift the per-address caps
+         "--max-tables", str(max(500, concurrency)),
+         "--max-tables-per-address", str(max(500, concurrency))],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
     )
     try:

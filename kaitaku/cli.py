@@ -39,6 +39,13 @@ def _bench_bots(args: argparse.Namespace) -> int:
                      opponents, args.budget)
 
 
+def _bench_hostile(args: argparse.Namespace) -> int:
+    from .hostile import main_hostile
+
+    return main_hostile(args.load, args.spectators, args.seconds, args.connections,
+                        args.addresses, args.json)
+
+
 def _league(args: argparse.Namespace) -> int:
     from league.run import main as league_main
 
@@ -103,9 +110,25 @@ def _client(args: argparse.Namespace) -> int:
         except ValueError as exc:
             print(f"kaitaku client: --connect {args.connect!r}: {exc}", file=sys.stderr)
             return 2
+    kwargs: dict[str, Any] = {}
+    if args.tls or args.tls_ca:
+        from bots.tls import client_context
+        from client.net import NetClient
+        from client.state_file import StateFile
+
+        try:
+            tls = client_context(args.tls_ca)
+        except (OSError, ValueError) as exc:
+            print(f"kaitaku client: --tls-ca {args.tls_ca!r}: {exc}", file=sys.stderr)
+            return 2
+
+        def tls_net(host: str, port: int, name: str) -> NetClient:
+            return NetClient(host, port, name, state=StateFile(), tls=tls)
+
+        kwargs["net_factory"] = tls_net
     try:
         app = App(connect=args.connect, name=args.name, lang=lang,
-                  discover=not args.no_discovery)
+                  discover=not args.no_discovery, **kwargs)
     except NoDisplay as exc:
         print(f"kaitaku client: {exc}", file=sys.stderr)
         return 2
@@ -134,6 +157,16 @@ def _bench_client(args: argparse.Namespace) -> int:
     return 0
 
 
+def _positive_int(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError("the number must be at least 1")
+    return n
+
+
 def _positive_days(text: str) -> float:
     try:
         days = float(text)
@@ -153,18 +186,41 @@ def _server(args: argparse.Namespace) -> int:
     logging.basicConfig(level=getattr(logging, args.log_level.upper()),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
-    async def main() -> None:
-        import signal
+    from server.app import Limits
+    from server.storage import StorageError, default_db_path
 
-        from server.storage import default_db_path
-
-        db = None if args.db == ":none:" else (args.db or default_db_path())
+    if (args.tls_cert is None) != (args.tls_key is None):
+        print("kaitaku server: --tls-cert and --tls-key go together", file=sys.stderr)
+        return 2
+    limits = Limits(tables=args.max_tables, tables_per_address=args.max_tables_per_address,
+                    bots=args.max_bots, bots_per_address=args.max_bots_per_address,
+                    spectators_per_table=args.max_spectators,
+                    spectators_per_address=args.max_spectators_per_address)
+    db = None if args.db == ":none:" else (args.db or default_db_path())
+    try:
         srv = Server(args.host, args.port, name=args.name, db=db,
                      durable="full" if args.fsync else "normal",
                      keep_finished=(None if args.keep_finished is None
-                                    else args.keep_finished * 86400.0))
-        await srv.start()
-        print(f"kaitaku server listening on {srv.host}:{srv.port}", flush=True)
+                                    else args.keep_finished * 86400.0),
+                     limits=limits, tls_cert=args.tls_cert, tls_key=args.tls_key)
+    except StorageError as exc:
+        print(f"kaitaku server: {exc}", file=sys.stderr)
+        return 2
+    except (OSError, ValueError) as exc:  # the certificate or key (ssl.SSLError is an OSError)
+        print(f"kaitaku server: cannot use the TLS certificate: {exc}", file=sys.stderr)
+        return 2
+
+    async def main() -> int:
+        import signal
+
+        try:
+            await srv.start()
+        except StorageError as exc:
+            print(f"kaitaku server: {exc}", file=sys.stderr)
+            await srv.close()
+            return 2
+        print(f"kaitaku server listening on {srv.host}:{srv.port}"
+              f"{' (TLS)' if srv.tls is not None else ''}", flush=True)
         advertiser = await _advertise(args, srv)
         serving = asyncio.ensure_future(srv.serve_forever())
         loop = asyncio.get_running_loop()
@@ -178,10 +234,12 @@ def _server(args: argparse.Namespace) -> int:
             if advertiser is not None:
                 await advertiser.stop()
             await srv.close()
+        return 0
 
+    rc = 0
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(main())
-    return 0
+        rc = asyncio.run(main())
+    return rc
 
 
 def _is_loopback(host: str) -> bool:
@@ -210,7 +268,8 @@ async def _advertise(args: argparse.Namespace, srv: Any) -> Any:
     except ImportError as exc:
         log.warning("not advertised on the LAN: %s (install zeroconf)", exc)
         return None
-    adv = Advertiser(srv.name, srv.port, args.host, tables=len(srv.tables))
+    adv = Advertiser(srv.name, srv.port, args.host, tables=len(srv.tables),
+                     tls=srv.tls is not None)
     try:
         await adv.start()
     except Exception as exc:  # no multicast here: serve anyway
@@ -243,23 +302,85 @@ def _bot(args: argparse.Namespace) -> int:
 
     from bots import make_bot
     from bots.client import run_bot
+    from protocol.wire import ProtocolError
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    key = args.key
+    if args.key_stdin:  # the key on the first line of standard input (not in argv)
+        key = sys.stdin.readline().strip() or None
+    if args.exit_with_stdin:
+        _exit_with_stdin()
     host, _, port = args.connect.rpartition(":")
     try:
         bot = make_bot(args.bot, args.seed)
     except (ValueError, ImportError, AttributeError, TypeError) as exc:
         print(f"kaitaku bot: {exc}", file=sys.stderr)
         return 2
+    try:
+        tls = _client_tls(args)
+    except (OSError, ValueError) as exc:
+        print(f"kaitaku bot: TLS: {exc}", file=sys.stderr)
+        return 2
     if args.budget is not None and hasattr(bot, "budget"):
         bot.budget = 0.8 * args.budget  # think within the SDK's budget, with room to spare
     create = json.loads(args.create) if args.create else None
-    outcome = asyncio.run(run_bot(bot, host or "127.0.0.1", int(port), name=args.name,
-                                  table=args.table, seat=args.seat, key=args.key,
-                                  create=create, budget=args.budget))
+    try:
+        outcome = asyncio.run(run_bot(bot, host or "127.0.0.1", int(port), name=args.name,
+                                      table=args.table, seat=args.seat, key=key,
+                                      create=create, budget=args.budget, tls=tls))
+    except (ProtocolError, OSError) as exc:  # ConnectionError and ssl.SSLError included
+        print(f"kaitaku bot: {exc}", file=sys.stderr)
+        return 1
     print(json.dumps({"table": outcome.table, "seat": outcome.seat, "winner": outcome.winner,
                       "scores": outcome.scores, "actions": outcome.actions}), flush=True)
     return 0 if outcome.finished else 1
+
+
+def _client_tls(args: argparse.Namespace) -> Any:
+    """The TLS context for ``--tls`` / ``--tls-ca FILE`` / ``--tls-pin FILE``, or None."""
+    if getattr(args, "tls_pin", None):
+        from bots.tls import pinned_context
+
+        return pinned_context(args.tls_pin)
+    if args.tls or args.tls_ca:
+        from bots.tls import client_context
+
+        return client_context(args.tls_ca)
+    return None
+
+
+def _exit_with_stdin() -> None:
+    """Exit when standard input ends: a server that started this bot keeps the
+    pipe open while it lives, so its bots end with it even after ``kill -9``.
+    On Linux the parent's death also sends SIGTERM (PR_SET_PDEATHSIG)."""
+    import os
+    import threading
+
+    parent = os.getppid()
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(Exception):
+            import ctypes
+            import signal
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGTERM), 0, 0, 0)
+            if os.getppid() != parent:  # it died before prctl
+                os._exit(1)
+
+    def watch() -> None:
+        with contextlib.suppress(Exception):
+            while os.read(0, 4096):  # the raw descriptor: no lock held at shutdown
+                pass
+        os._exit(1)  # the server is gone: no game to finish
+
+    threading.Thread(target=watch, name="kaitaku-stdin-watch", daemon=True).start()
+
+
+def _tls_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--tls", action="store_true",
+                   help="connect with TLS, verifying the server's certificate against the "
+                        "system's trusted certificates")
+    p.add_argument("--tls-ca", default=None, metavar="FILE",
+                   help="connect with TLS, trusting the certificates in FILE (PEM) instead")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -314,6 +435,19 @@ def build_parser() -> argparse.ArgumentParser:
                       help="seconds per decision for searching bots")
     bdup.add_argument("--json", action="store_true")
     bdup.set_defaults(func=_bench_duplicate)
+    bhost = bsub.add_parser("hostile", help="what a hostile load costs a server: spectators, "
+                                             "a full disk, parked frames, many tables")
+    bhost.add_argument("load", choices=("spectators", "full-disk", "partial-frames", "tables"))
+    bhost.add_argument("--spectators", type=int, default=200,
+                       help="spectators of the one table (spectators; default 200)")
+    bhost.add_argument("--seconds", type=float, default=5.0,
+                       help="seconds measured per phase (spectators) or failing (full-disk)")
+    bhost.add_argument("--connections", type=int, default=1000,
+                       help="connections parking a started frame (partial-frames)")
+    bhost.add_argument("--addresses", type=int, default=80,
+                       help="loopback addresses opening tables (tables; default 80)")
+    bhost.add_argument("--json", action="store_true", help="print one JSON object")
+    bhost.set_defaults(func=_bench_hostile)
     bcli = bsub.add_parser("client", help="the game window's frame time (headless)")
     bcli.add_argument("--frames", type=int, default=None, help="frames to draw")
     bcli.add_argument("--lang", choices=("ja", "en"), default=None)
@@ -341,6 +475,25 @@ def build_parser() -> argparse.ArgumentParser:
     srv.add_argument("--keep-finished", type=_positive_days, default=None, metavar="DAYS",
                      help="delete finished games (their logs) from --db after DAYS days, "
                           "checked at start and hourly (default: keep them for ever)")
+    srv.add_argument("--tls-cert", default=None, metavar="FILE",
+                     help="serve TLS only, with this certificate chain (PEM); with --tls-key")
+    srv.add_argument("--tls-key", default=None, metavar="FILE",
+                     help="the private key of --tls-cert (PEM)")
+    from server.app import Limits
+
+    dl = Limits()
+    for flag, default, what in (
+            ("--max-tables", dl.tables, "open tables in all"),
+            ("--max-tables-per-address", dl.tables_per_address,
+             "open tables created from one address"),
+            ("--max-bots", dl.bots, "bot processes running in all"),
+            ("--max-bots-per-address", dl.bots_per_address,
+             "bot processes running for one address"),
+            ("--max-spectators", dl.spectators_per_table, "spectators of one table"),
+            ("--max-spectators-per-address", dl.spectators_per_address,
+             "connections of one address watching tables")):
+        srv.add_argument(flag, type=_positive_int, default=default, metavar="N",
+                         help=f"most {what} (default {default})")
     adv = srv.add_mutually_exclusive_group()
     adv.add_argument("--advertise", dest="advertise", action="store_true", default=None,
                      help="announce the server on the LAN (mDNS, _kaitaku._tcp); the default "
@@ -358,6 +511,16 @@ def build_parser() -> argparse.ArgumentParser:
     bot.add_argument("--table", help="table id to join")
     bot.add_argument("--seat", type=int, default=None)
     bot.add_argument("--key", default=None, help="seat key given by the server")
+    bot.add_argument("--key-stdin", action="store_true",
+                     help="read the seat key from the first line of standard input (keeps it "
+                          "out of the process list)")
+    bot.add_argument("--exit-with-stdin", action="store_true",
+                     help="exit when standard input closes (how a server's own bots end "
+                          "with it)")
+    _tls_flags(bot)
+    bot.add_argument("--tls-pin", default=None, metavar="FILE",
+                     help="connect with TLS, trusting exactly the first certificate in FILE "
+                          "whatever host name it names (a server's own bots use this)")
     bot.add_argument("--create", default=None, metavar="JSON",
                      help='create a table instead: {"settings": {...}, "bots": [...]}')
     bot.add_argument("--name", default="bot")
@@ -434,6 +597,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="draw a sample table to FILE.png without a window, and exit")
     cli.add_argument("--no-discovery", action="store_true",
                      help="do not look for servers on the LAN")
+    _tls_flags(cli)
     cli.set_defaults(func=_client)
     return p
 

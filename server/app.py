@@ -3,6 +3,13 @@
 ``Server.dispatch`` is the one place where client messages are routed. Lobby
 messages are handled at once (they only touch the table list); everything
 that changes a table goes into that table's queue.
+
+What a client can make the server spend is capped (:class:`Limits`: tables,
+bot processes, spectators, per address and in all); what fails is contained:
+a table whose stored rows do not restore is quarantined and the others are
+served; while the database cannot be written every table is paused (actions
+are refused with ``storage_unavailable``, nothing unsaved is ever
+acknowledged) and resumes by itself once a commit succeeds.
 """
 
 from __future__ import annotations
@@ -12,29 +19,30 @@ import contextlib
 import logging
 import os
 import secrets
+import ssl
 import sys
 import time
+from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
 from protocol.rules import RulesError, Settings
+from protocol.wire import ProtocolError, check_settings, clean_text, clip, encode_frame
+from protocol.wire.messages import MAX_CHAT, MAX_NAME, MAX_PAGE, TURN_TIMER_MAX
 
 from . import table as table_module
-from .session import Session
-from .storage import SNAPSHOT_EVERY, Storage
+from .session import HANDSHAKE_DEADLINE, Session
+from .storage import BOT_KINDS, SNAPSHOT_EVERY, Storage, StorageError
 from .table import Table
 
 log = logging.getLogger("kaitaku.server")
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 7878
-BOT_KINDS = ("random", "greedy", "heuristic", "search")
-MAX_TABLES_LISTED = 1024
 MAX_CONNECTIONS = 2000
 """Connections the server accepts at once; more are refused with an error."""
 MAX_PER_ADDRESS = 256
 """Connections from one address (the server's own bots come from loopback)."""
-MAX_TABLES_PER_CONNECTION = 4
-"""Tables one connection may create."""
 FINISHED_TTL = 600.0
 """Seconds a finished table stays listed (its log stays in the database)."""
 WAITING_GRACE = 60.0
@@ -43,6 +51,29 @@ PRUNE_EVERY = 3600.0
 """Seconds between prunings of old finished games (``keep_finished``)."""
 PRUNE_BATCH = 50
 """Finished games deleted per step (the loop stays responsive while pruning)."""
+PROBE_FIRST = 0.5
+"""Seconds after a failed commit before the storage is tried again..."""
+PROBE_MAX = 10.0
+"""...doubling up to this (a paused table resumes at most this long after the disk heals)."""
+STORAGE_MESSAGE = ("the server cannot save actions now (its disk failed or is full); the "
+                   "table refuses actions until it can, then goes on by itself")
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """What clients can make the server spend (``kaitaku server --max-...``).
+
+    Tables count while they are open (waiting or playing), per address of the
+    connection that created them; bot processes count while they run, per
+    address of the client that asked for them; spectators per table and per
+    address."""
+
+    tables: int = 500
+    tables_per_address: int = 8
+    bots: int = 32
+    bots_per_address: int = 12
+    spectators_per_table: int = 64
+    spectators_per_address: int = 32
 
 
 class Server:
@@ -51,37 +82,63 @@ class Server:
     def __init__(self, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, *,
                  name: str = "kaitaku", spawn_bots: bool = True,
                  db: str | os.PathLike[str] | None = None, durable: str = "normal",
-                 keep_finished: float | None = None) -> None:
+                 keep_finished: float | None = None, limits: Limits | None = None,
+                 tls_cert: str | None = None, tls_key: str | None = None) -> None:
         if not 1 <= len(name) <= 64:
             raise ValueError("the server name is 1 to 64 characters")
         self.host = host
         self.port = port
         self.name = name
         self.spawn_bots = spawn_bots
+        self.limits = limits or Limits()
+        self.tls_cert = tls_cert
+        self.tls: ssl.SSLContext | None = None
+        if tls_cert is not None:
+            from bots.tls import server_context
+
+            self.tls = server_context(tls_cert, tls_key)
         self.tables: dict[str, Table[Session]] = {}
         self.sessions: set[Session] = set()
         self.resumable: dict[str, tuple[str, int]] = {}  # token -> (table id, seat)
         self.bot_processes: list[asyncio.subprocess.Process] = []
+        self._bots_running = 0
+        self._bots_by_address: Counter[str] = Counter()
         self._server: asyncio.base_events.Server | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self.storage = (Storage(db, durable, background_checkpoints=True)
                         if db is not None else None)
+        if self.storage is not None:
+            self.storage.on_write = self._commit_soon
         self.keep_finished = keep_finished
         """Seconds a finished game's log stays in the database (None: for ever)."""
+        self.storage_failing: str | None = None
+        """Why the last commit failed, while the storage fails (None: it works)."""
+        self._failing_since = 0.0
+        self._barrier: asyncio.Future[bool] | None = None
         self._commit_handle: asyncio.Handle | None = None
+        self._probe_handle: asyncio.TimerHandle | None = None
+        self._probe_delay = PROBE_FIRST
         self._prune_handle: asyncio.TimerHandle | None = None
 
     # -- life -------------------------------------------------------------------------
 
     async def start(self) -> None:
-        self._server = await asyncio.start_server(self._accept, self.host, self.port)
+        """Restore the stored tables, then listen (no connection is accepted
+        before every table is back), then start the restored tables' bots."""
+        spawn: list[tuple[Table[Session], list[tuple[int, str, str]]]] = []
+        if self.storage is not None:
+            spawn = self._restore()
+        self._server = await asyncio.start_server(
+            self._accept, self.host, self.port, ssl=self.tls,
+            ssl_handshake_timeout=HANDSHAKE_DEADLINE if self.tls is not None else None)
         sock = self._server.sockets[0]
         self.port = sock.getsockname()[1]
-        log.info("listening on %s:%d", self.host, self.port)
-        if self.storage is not None:
-            self._restore()
-            if self.keep_finished is not None:
-                self._prune()
+        log.info("listening on %s:%d%s", self.host, self.port,
+                 " (TLS)" if self.tls is not None else "")
+        for table, seats in spawn:
+            self._launch_bots(table, seats, None)
+        if self.storage is not None and self.keep_finished is not None:
+            self._prune()
 
     def _prune(self) -> None:
         """Delete finished games older than ``keep_finished``: a batch now, the
@@ -89,11 +146,13 @@ class Server:
         self._prune_handle = None
         if self.storage is None or self.keep_finished is None:
             return
-        try:
-            removed = self.storage.prune_finished(time.time() - self.keep_finished, PRUNE_BATCH)
-        except Exception:
-            log.exception("could not prune finished games")
-            removed = 0
+        removed = 0
+        if self.storage_failing is None:
+            try:
+                removed = self.storage.prune_finished(time.time() - self.keep_finished,
+                                                      PRUNE_BATCH)
+            except (StorageError, OSError) as exc:
+                log.warning("could not prune finished games: %s", exc)
         if removed:
             log.info("pruned %d finished games older than %g days", removed,
                      self.keep_finished / 86400)
@@ -105,89 +164,189 @@ class Server:
     def attach_table(self, table: Table[Session]) -> None:
         """Register a table and start its task (also for tables made outside the lobby,
         e.g. a league game with a chosen seed)."""
-        table.on_bots_needed = self._launch_bots
+        table.on_bots_needed = self._fill_with_bots
         table.on_finished = self._forget_later
         if self.storage is not None:
             table.on_applied = self._persist_action
+            table.durable = self.durable
             table.on_changed = self.storage.save_table
         self.tables[table.id] = table
         table.task = self._spawn(table.run())
+        if self.storage_failing is not None:
+            table.pause("storage", STORAGE_MESSAGE)
 
     def _forget_later(self, table: Table[Session]) -> None:
-        """A finished table leaves the list after FINISHED_TTL; its task ends."""
+        """A finished table leaves the list after FINISHED_TTL, with its resume
+        tokens; its task ends."""
 
         def forget() -> None:
             if self.tables.get(table.id) is table:
                 del self.tables[table.id]
+                self._drop_tokens(table.id)
                 table.submit("stop", None)
                 log.info("table %s removed from the list", table.id)
 
         asyncio.get_running_loop().call_later(FINISHED_TTL, forget)
 
-    def _persist_action(self, table: Table[Session], seat: int, action: Any,
-                        outcome: tuple[int, ...] | None) -> None:
-        assert self.storage is not None
-        self.storage.append_action(table.id, table.version, seat, action.to_dict(), outcome)
-        if table.version % SNAPSHOT_EVERY == 0 and table.game is not None:
-            self.storage.save_snapshot(table.id, table.version, table.game)
-        elif self._commit_handle is None:
-            # Sessions commit before they write (see before_write); this also
-            # commits when nobody is listening.
-            self._commit_handle = asyncio.get_running_loop().call_soon(self.before_write)
+    def _drop_tokens(self, table_id: str) -> None:
+        for token in [t for t, (tid, _) in self.resumable.items() if tid == table_id]:
+            del self.resumable[token]
+        if self.storage is not None:
+            self.storage.drop_tokens(table_id)
+
+    def _persist_action(self, table: Table[Session], version: int, seat: int, action: Any,
+                        outcome: tuple[int, ...] | None, seq: int | None) -> None:
+        assert self.storage is not None and table.game is not None
+        self.storage.append_action(table.id, version, seat, action.to_dict(), outcome, seq)
+        if version % SNAPSHOT_EVERY == 0:
+            self.storage.save_snapshot(table.id, version, table.game)
+
+    def durable(self) -> asyncio.Future[bool]:
+        """Resolves to True once every row queued so far is committed, False if
+        the commit failed (those rows were dropped: their tables take the
+        actions back). One commit serves every table that acted in this turn
+        of the event loop."""
+        if self._barrier is None:
+            self._barrier = asyncio.get_running_loop().create_future()
+        if self._commit_handle is None:
+            self._commit_handle = asyncio.get_running_loop().call_soon(self._commit)
+        return self._barrier
+
+    def _commit_soon(self) -> None:
+        """Something was queued: commit it at the end of this loop turn (unless
+        the storage is failing: then the probe commits it when it can)."""
+        if self._commit_handle is None and self.storage_failing is None:
+            with contextlib.suppress(RuntimeError):  # no running loop (tests, start-up)
+                self._commit_handle = asyncio.get_running_loop().call_soon(self._commit)
 
     def before_write(self) -> None:
-        """Commit the queued action rows: called before any bytes go to a client,
-        so nothing is acknowledged before it is durable (group commit)."""
+        """Called before any bytes go to a client: commit what is queued (the
+        headers and resume tokens the bytes may refer to). Action rows are
+        committed before their tables send anything (``durable``)."""
+        if self.storage is not None and self.storage.pending and self.storage_failing is None:
+            self._commit()
+
+    def _commit(self) -> bool:
+        """Commit the queue; on failure drop its action rows, fail the waiting
+        tables and pause every table. True: committed."""
         self._commit_handle = None
+        barrier, self._barrier = self._barrier, None
+        ok = True
         storage = self.storage
-        if storage is None or not storage.pending:
+        if storage is not None and storage.pending:
+            try:
+                storage.commit()
+            except Exception as exc:  # StorageError, or anything else: nothing was saved
+                ok = False
+                dropped = storage.pending_actions
+                storage.discard_actions(None)
+                self._storage_failed(f"could not commit {dropped} action rows: {exc}")
+        if barrier is not None and not barrier.done():
+            barrier.set_result(ok)
+        return ok
+
+    def _storage_failed(self, why: str) -> None:
+        """The first failed commit pauses every table (one log line); then the
+        storage is probed now and then until a commit succeeds."""
+        if self.storage_failing is None:
+            self._failing_since = time.monotonic()
+            log.warning("storage failing: %s; every table refuses actions until it works",
+                        why)
+            self._probe_delay = PROBE_FIRST
+            for table in list(self.tables.values()):
+                table.pause("storage", STORAGE_MESSAGE)
+        else:
+            log.warning("storage still failing: %s", why)
+        self.storage_failing = why
+        if self._probe_handle is None:
+            self._probe_handle = asyncio.get_running_loop().call_later(self._probe_delay,
+                                                                       self._probe)
+
+    def _probe(self) -> None:
+        self._probe_handle = None
+        if self.storage is None or self.storage_failing is None:
             return
         try:
-            storage.commit()
-        except Exception:  # the disk failed: the game goes on, the rows wait
-            log.exception("could not commit %d action rows; will retry", storage.pending)
+            self.storage.probe()
+        except Exception as exc:  # StorageError, or anything else: still failing
+            self._probe_delay = min(PROBE_MAX, self._probe_delay * 2)
+            self._storage_failed(str(exc) or type(exc).__name__)
+            return
+        log.warning("storage works again after %.1f s; the tables go on",
+                    time.monotonic() - self._failing_since)
+        self.storage_failing = None
+        for table in list(self.tables.values()):
+            if table.paused == "storage":
+                table.submit("resume", None)
 
-    def _restore(self) -> None:
+    def _restore(self) -> list[tuple[Table[Session], list[tuple[int, str, str]]]]:
         """Bring back every unfinished table from the log; players rejoin with
-        their resume tokens, bots are started again, and absent players' seats
-        get stand-ins after the grace period."""
+        their resume tokens, bots are started again (once the server listens),
+        and absent players' seats get stand-ins after the grace period. A table
+        that does not restore is quarantined (logged once) and the rest go on."""
         assert self.storage is not None
         loop = asyncio.get_running_loop()
-        for st in self.storage.unfinished():
-            table: Table[Session] = Table(st.id, st.name, st.settings, st.creator,
-                                          st.turn_timer, st.seed)
-            table.status = st.status
-            table.game = st.game
-            if table.game is not None and table.game.log:
-                table.game.log.clear()  # replayed from the database, which keeps it
-            table.version = st.version
-            spawn = []
-            for i, (seat, saved) in enumerate(zip(table.seats, st.seats, strict=True)):
-                seat.name = saved["name"]
-                seat.kind = saved["kind"]
-                seat.bot_kind = saved.get("bot_kind")
-                if seat.kind == "human" and table.status == "waiting":
-                    seat.kind, seat.name = "empty", ""
-                elif seat.kind == "bot" and seat.bot_kind:
-                    seat.bot_key = secrets.token_urlsafe(16)
-                    spawn.append((i, seat.bot_kind, seat.bot_key))
-                elif seat.kind != "empty" and table.status == "playing":
-                    loop.call_later(table_module.GRACE, table.submit, "grace", (i, seat.epoch))
-            for token, seat_no in st.tokens.items():
-                if table.status == "playing":  # waiting seats were freed above
-                    self.resumable[token] = (table.id, seat_no)
-                else:
-                    self.storage.drop_token(token)
-            if table.status == "waiting":
-                # Its creator's session died with the old server: the first
-                # person to sit down (or watch) may start it; if nobody comes
-                # back within WAITING_GRACE it closes.
-                table.creator = None
-                loop.call_later(WAITING_GRACE, self._close_if_deserted, table)
+        spawn: list[tuple[Table[Session], list[tuple[int, str, str]]]] = []
+        stored = self.storage.unfinished()
+        for tid, reason in self.storage.quarantined:
+            log.error("table %r does not restore and is quarantined (kept in the database, "
+                      "not served): %s", tid, reason)
+        bots = 0
+        for st in stored:
+            try:
+                table, seats = self._restored_table(st, loop)
+            except Exception as exc:
+                reason = clip(f"{type(exc).__name__}: {exc}", 300)
+                log.error("table %r does not restore and is quarantined (kept in the "
+                          "database, not served): %s", st.id, reason)
+                self.storage.quarantine(st.id, reason)
+                continue
             self.attach_table(table)
-            self._launch_bots(table, spawn)
+            allowed = seats[: max(0, self.limits.bots - bots)]
+            bots += len(allowed)
+            for i, _, _ in seats[len(allowed):]:  # over the cap: a stand-in plays the seat
+                table.seats[i].bot_key = None
+                loop.call_later(table_module.GRACE, table.submit, "grace",
+                                (i, table.seats[i].epoch))
+            spawn.append((table, allowed))
             log.info("table %s restored at version %d (%s)", table.id, table.version,
                      table.status)
+        return spawn
+
+    def _restored_table(self, st: Any, loop: asyncio.AbstractEventLoop
+                        ) -> tuple[Table[Session], list[tuple[int, str, str]]]:
+        table: Table[Session] = Table(st.id, st.name, st.settings, st.creator,
+                                      st.turn_timer, st.seed)
+        table.status = st.status
+        table.game = st.game
+        table.version = st.version
+        spawn = []
+        for i, (seat, saved) in enumerate(zip(table.seats, st.seats, strict=True)):
+            seat.name = saved["name"]
+            seat.kind = saved["kind"]
+            seat.bot_kind = saved.get("bot_kind")
+            if seat.kind == "human" and table.status == "waiting":
+                seat.kind, seat.name = "empty", ""
+            elif seat.kind == "bot" and seat.bot_kind:
+                seat.bot_key = secrets.token_urlsafe(16)
+                spawn.append((i, seat.bot_kind, seat.bot_key))
+            elif seat.kind == "bot" and table.status == "waiting":
+                seat.kind, seat.name = "empty", ""  # a keyless bot client's seat
+            elif seat.kind != "empty" and table.status == "playing":
+                loop.call_later(table_module.GRACE, table.submit, "grace", (i, seat.epoch))
+            table.restore_seqs(i, st.seqs.get(i, []))
+        for token, seat_no in st.tokens.items():
+            if table.status == "playing":  # waiting seats were freed above
+                self.resumable[token] = (table.id, seat_no)
+            elif self.storage is not None:
+                self.storage.drop_token(token)
+        if table.status == "waiting":
+            # Its creator's session died with the old server: the first
+            # person to sit down (or watch) may start it; if nobody comes
+            # back within WAITING_GRACE it closes.
+            table.creator = None
+            loop.call_later(WAITING_GRACE, self._close_if_deserted, table)
+        return table, spawn
 
     async def serve_forever(self) -> None:
         assert self._server is not None
@@ -195,9 +354,10 @@ class Server:
             await self._server.serve_forever()
 
     async def close(self) -> None:
-        if self._prune_handle is not None:
-            self._prune_handle.cancel()
-            self._prune_handle = None
+        for handle in (self._prune_handle, self._probe_handle, self._commit_handle):
+            if handle is not None:
+                handle.cancel()
+        self._prune_handle = self._probe_handle = self._commit_handle = None
         if self._server is not None:
             self._server.close()
         for sess in list(self.sessions):
@@ -239,8 +399,6 @@ class Server:
         same = sum(1 for s in self.sessions if s.address == address)
         if len(self.sessions) >= MAX_CONNECTIONS or same >= MAX_PER_ADDRESS:
             log.warning("refusing a connection from %s: too many connections", address)
-            from protocol.wire import encode_frame
-
             writer.write(encode_frame({"type": "error", "code": "too_many_connections",
                                        "message": "the server is full; try again later"}))
             with contextlib.suppress(Exception):
@@ -261,7 +419,7 @@ class Server:
             table = sess.table
             self._drop_token(sess, table)
             seat = table.vacate(sess)
-            log.info("table %s: %s left seat %s", table.id, sess.name, seat)
+            sess.log(logging.INFO, "%r left table %s (seat %s)", sess.name, table.id, seat)
             if not self._left_waiting(table, sess, dropped=True):
                 table.broadcast_table()
 
@@ -276,14 +434,16 @@ class Server:
         if table.creator == leaver.id:
             table.creator = people[0].id if people else None
             if people:
-                log.info("table %s: %s may start it now", table.id, people[0].name)
+                leaver.log(logging.INFO, "table %s: %r may start it now", table.id,
+                           people[0].name)
         if people:
             return False
         if dropped:
             asyncio.get_running_loop().call_later(WAITING_GRACE, self._close_if_deserted,
                                                   table)
             return False
-        self._close_waiting(table, "everybody left before the game started")
+        leaver.log(logging.INFO, "table %s closes: everybody left", table.id)
+        self._close_waiting(table, "everybody left before the game started", quiet=True)
         return True
 
     @staticmethod
@@ -296,9 +456,10 @@ class Server:
                 and not self._people(table)):
             self._close_waiting(table, "nobody came back to it")
 
-    def _close_waiting(self, table: Table[Session], why: str) -> None:
+    def _close_waiting(self, table: Table[Session], why: str, quiet: bool = False) -> None:
         """Close a table before its game: its members (bots by now) get
-        ``table_closed`` and ``left``; it leaves the list and the database."""
+        ``table_closed`` and ``left``; it leaves the list and the database.
+        ``quiet``: the client whose leave closed it has logged it (rate-limited)."""
         for member, _ in table.members():
             self._drop_token(member, table)
             table.vacate(member)
@@ -312,7 +473,8 @@ class Server:
         table.submit("stop", None)
         if self.storage is not None:
             self.storage.delete_table(table.id)
-        log.info("table %s closed: %s", table.id, why)
+        if not quiet:
+            log.info("table %s closed: %s", table.id, why)
 
     # -- routing --------------------------------------------------------------------
 
@@ -360,38 +522,81 @@ class Server:
         sess.closed = True
 
     def _on_list_tables(self, sess: Session, msg: dict[str, Any]) -> None:
-        tables = [t.summary() for t in list(self.tables.values())[:MAX_TABLES_LISTED]]
-        sess.send({"type": "tables", "tables": tables})
+        """One page of the tables: waiting ones first (to be joined), then the
+        games in play, then finished ones; at most MAX_PAGE (a ``tables``
+        frame stays far below the frame limit however many tables there are)."""
+        order = {"waiting": 0, "playing": 1}
+        tables = sorted(self.tables.values(), key=lambda t: order.get(t.status, 2))
+        offset = max(0, msg.get("offset") or 0)
+        limit = msg.get("limit") or MAX_PAGE
+        limit = min(MAX_PAGE, max(1, limit))
+        page = [t.summary() for t in tables[offset: offset + limit]]
+        out: dict[str, Any] = {"type": "tables", "tables": page}
+        if "offset" in msg or "limit" in msg or len(page) < len(tables):  # paged (1.3)
+            out["total"] = len(tables)
+            out["offset"] = offset
+        sess.send(out)
+
+    def _open_tables(self, address: str | None = None) -> int:
+        return sum(1 for t in self.tables.values() if t.status in ("waiting", "playing")
+                   and (address is None or t.creator_address == address))
+
+    def _bots_refused(self, sess: Session, count: int) -> bool:
+        """True (and ``sess`` told) if ``count`` more bot processes are over a cap."""
+        if count <= 0 or not self.spawn_bots:
+            return False
+        lim = self.limits
+        if self._bots_running + count > lim.bots:
+            sess.error("too_many_bots", f"the server runs at most {lim.bots} bot processes; "
+                       "try again when a game has ended")
+            return True
+        if self._bots_by_address[sess.address] + count > lim.bots_per_address:
+            sess.error("too_many_bots", f"at most {lim.bots_per_address} bot processes run "
+                       "for one address at a time")
+            return True
+        return False
 
     def _on_create_table(self, sess: Session, msg: dict[str, Any]) -> None:
         try:
-            settings = Settings.from_dict(msg["settings"])
-        except (RulesError, TypeError) as exc:
+            settings = Settings.from_dict(check_settings(msg["settings"]))
+        except (ProtocolError, RulesError, TypeError) as exc:
             sess.error("bad_settings", str(exc))
             return
         bots = msg.get("bots") or []
         if not all(isinstance(b, str) and b in BOT_KINDS for b in bots):
             sess.error("bad_settings", f"bots must be among {', '.join(BOT_KINDS)}")
             return
-        if sess.tables_created >= MAX_TABLES_PER_CONNECTION:
-            sess.error("too_many_tables",
-                       f"one connection may create {MAX_TABLES_PER_CONNECTION} tables")
-            return
         take_seat = msg.get("seat") is not False
         if len(bots) + (1 if take_seat else 0) > settings.players:
             sess.error("bad_settings", "more bots than free seats")
             return
         timer = msg.get("turn_timer") or 0
-        if not 0 <= timer <= 3600:
-            sess.error("bad_settings", "turn_timer is 0..3600 seconds")
+        if not 0 <= timer <= TURN_TIMER_MAX:
+            sess.error("bad_settings", f"turn_timer is 0..{TURN_TIMER_MAX} seconds")
             return
-        sess.tables_created += 1
+        lim = self.limits
+        if self._open_tables() >= lim.tables:
+            sess.error("too_many_tables", f"the server has {lim.tables} open tables; join "
+                       "one or try again later")
+            return
+        if self._open_tables(sess.address) >= lim.tables_per_address:
+            sess.error("too_many_tables", f"at most {lim.tables_per_address} open tables "
+                       "may be created from one address")
+            return
+        if self._bots_refused(sess, len(bots)):
+            return
+        if self.storage_failing is not None:
+            sess.error("storage_unavailable", STORAGE_MESSAGE)
+            return
         table_id = secrets.token_hex(4)
-        table: Table[Session] = Table(table_id, msg.get("name") or f"table {len(self.tables) + 1}",
-                      settings, sess.id, timer)
+        while table_id in self.tables:
+            table_id = secrets.token_hex(4)
+        name = clean_text(msg.get("name") or "", MAX_NAME) or f"table {len(self.tables) + 1}"
+        table: Table[Session] = Table(table_id, name, settings, sess.id, timer)
+        table.creator_address = sess.address
         self.attach_table(table)
-        log.info("table %s created by %s: %s, bots %s", table_id, sess.name,
-                 settings.to_dict(), bots)
+        sess.log(logging.INFO, "%r created table %s (%r): %s, bots %s", sess.name, table_id,
+                 name, settings.to_dict(), bots)
         spawn = table.reserve_bots(list(bots))
         if take_seat:
             i = table.free_seat(None, sess, None)
@@ -399,12 +604,12 @@ class Server:
             self._seat(sess, table, i)
         else:
             self._spectate(sess, table)
-        self._launch_bots(table, spawn)
+        self._launch_bots(table, spawn, sess.address)
 
     def _on_join(self, sess: Session, msg: dict[str, Any]) -> None:
         table = self.tables.get(msg["table"])
         if table is None:
-            sess.error("no_such_table", f"no table {msg['table']!r}")
+            sess.error("no_such_table", f"no table {clip(msg['table'], 64)!r}")
             return
         i = table.free_seat(msg.get("seat"), sess, msg.get("key"))
         if i is None:
@@ -416,8 +621,20 @@ class Server:
     def _on_spectate(self, sess: Session, msg: dict[str, Any]) -> None:
         table = self.tables.get(msg["table"])
         if table is None:
-            sess.error("no_such_table", f"no table {msg['table']!r}")
+            sess.error("no_such_table", f"no table {clip(msg['table'], 64)!r}")
             return
+        lim = self.limits
+        if sess not in table.spectators:
+            if len(table.spectators) >= lim.spectators_per_table:
+                sess.error("too_many_spectators",
+                           f"this table has {lim.spectators_per_table} spectators already")
+                return
+            watching = sum(1 for s in self.sessions if s.address == sess.address
+                           and s.table is not None and s.seat is None)
+            if watching >= lim.spectators_per_address:
+                sess.error("too_many_spectators", f"at most {lim.spectators_per_address} "
+                           "connections of one address may watch")
+                return
         self._spectate(sess, table)
 
     def _claim_start(self, sess: Session, table: Table[Session]) -> None:
@@ -425,13 +642,20 @@ class Server:
         restarted), the first person to arrive may."""
         if table.status == "waiting" and table.creator is None and sess.role != "bot":
             table.creator = sess.id
-            log.info("table %s: %s may start it", table.id, sess.name)
+            sess.log(logging.INFO, "%r may start table %s", sess.name, table.id)
 
     def _seat(self, sess: Session, table: Table[Session], i: int, since: int | None = None) -> None:
         table.take_seat(i, sess)
+        sess.log(logging.INFO, "%r took seat %d at table %s (%s)", sess.name, i, table.id,
+                 table.seats[i].kind)
         self._claim_start(sess, table)
         sess.table = table
         sess.seat = i
+        for token in [t for t, target in self.resumable.items()
+                      if target == (table.id, i) and t != sess.resume_token]:
+            del self.resumable[token]  # one token per seat: the newest holder's
+            if self.storage is not None:
+                self.storage.drop_token(token)
         self.resumable[sess.resume_token] = (table.id, i)
         if self.storage is not None:
             self.storage.save_token(sess.resume_token, table.id, i)
@@ -481,7 +705,10 @@ class Server:
         if table.creator != sess.id:
             sess.error("not_creator", "only the table's creator may start it")
             return
-        table.submit("start", None)
+        if table.status == "waiting" and self.storage_failing is not None:
+            sess.error("storage_unavailable", STORAGE_MESSAGE)
+            return
+        table.submit("start", sess)
 
     def _on_resync(self, sess: Session, msg: dict[str, Any]) -> None:
         if sess.table is not None:
@@ -499,32 +726,74 @@ class Server:
         table = sess.table
         if table is None:
             return
+        text = clean_text(msg["text"], MAX_CHAT)
+        if not text:  # nothing printable: nothing to relay
+            return
         out = {"type": "chat", "table": table.id, "seat": sess.seat, "name": sess.name,
-               "text": msg["text"]}
+               "text": text}
         for member, _ in table.members():
             member.send(out)
 
     # -- bots -------------------------------------------------------------------------
 
-    def _launch_bots(self, table: Table[Session], spawn: list[tuple[int, str, str]]) -> None:
-        """Start a ``kaitaku bot`` process for each reserved bot seat."""
+    def _fill_with_bots(self, table: Table[Session], empties: list[int], by: Any) -> bool:
+        """``start``: random bots for the empty seats, within the bot caps (else
+        ``by``, the session that asked, is told and nothing happens)."""
+        if isinstance(by, Session) and self._bots_refused(by, len(empties)):
+            return False
+        address = by.address if isinstance(by, Session) else None
+        self._launch_bots(table, table.reserve_bots(["random"] * len(empties)), address)
+        return True
+
+    def _launch_bots(self, table: Table[Session], spawn: list[tuple[int, str, str]],
+                     address: str | None) -> None:
+        """Start a ``kaitaku bot`` process for each reserved bot seat (counted
+        against the caps, for ``address``, while it runs)."""
         if not self.spawn_bots:
             return
         for seat, kind, key in spawn:
-            self._spawn(self._run_bot_process(table.id, seat, kind, key))
+            self._bots_running += 1
+            if address is not None:
+                self._bots_by_address[address] += 1
+            self._spawn(self._run_bot_process(table.id, seat, kind, key, address))
 
-    async def _run_bot_process(self, table_id: str, seat: int, kind: str, key: str) -> None:
-        host = "127.0.0.1" if self.host in ("0.0.0.0", "::", "") else self.host
-        cmd = [sys.executable, "-m", "kaitaku", "bot", "--connect", f"{host}:{self.port}",
-               "--bot", kind, "--table", table_id, "--seat", str(seat), f"--key={key}",
-               "--name", f"{kind}-bot {seat + 1}"]  # --key=: a key may start with "-"
-        env = dict(os.environ)
-        proc = await asyncio.create_subprocess_exec(
-            *cmd, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.PIPE, env=env)
-        self.bot_processes.append(proc)
-        log.info("table %s: started %s bot for seat %d (pid %d)", table_id, kind, seat, proc.pid)
-        _, err = await proc.communicate()
-        if proc.returncode not in (0, None, -15):
-            log.warning("bot for table %s seat %d exited %s: %s", table_id, seat,
-                        proc.returncode, err.decode(errors="replace")[-500:])
+    async def _run_bot_process(self, table_id: str, seat: int, kind: str, key: str,
+                               address: str | None) -> None:
+        """One bot process. Its seat key goes to it on its standard input (never
+        in its command line, which any local user can read), and the pipe stays
+        open: when this server dies, even by ``kill -9``, the bot reads the end
+        of its input and exits."""
+        proc: asyncio.subprocess.Process | None = None
+        try:
+            host = "127.0.0.1" if self.host in ("0.0.0.0", "::", "") else self.host
+            cmd = [sys.executable, "-m", "kaitaku", "bot", "--connect", f"{host}:{self.port}",
+                   "--bot", kind, "--table", table_id, "--seat", str(seat), "--key-stdin",
+                   "--exit-with-stdin", "--name", f"{kind}-bot {seat + 1}"]
+            if self.tls_cert is not None:
+                cmd += ["--tls-pin", self.tls_cert]
+            proc = await asyncio.create_subprocess_exec(
+                *cmd, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.DEVNULL,
+                stderr=asyncio.subprocess.PIPE, env=dict(os.environ))
+            self.bot_processes.append(proc)
+            assert proc.stdin is not None and proc.stderr is not None
+            proc.stdin.write(key.encode("ascii") + b"\n")
+            with contextlib.suppress(ConnectionError):
+                await proc.stdin.drain()
+            log.info("table %s: started %s bot for seat %d (pid %d)", table_id, kind, seat,
+                     proc.pid)
+            err = b""
+            while chunk := await proc.stderr.read(65536):
+                err = (err + chunk)[-2000:]  # the end of what it said, for the log
+            await proc.wait()
+            if proc.returncode not in (0, None, -15):
+                log.warning("bot for table %s seat %d exited %s: %r", table_id, seat,
+                            proc.returncode, err.decode(errors="replace")[-500:])
+        finally:
+            self._bots_running -= 1
+            if address is not None:
+                self._bots_by_address[address] -= 1
+                if self._bots_by_address[address] <= 0:
+                    del self._bots_by_address[address]
+            if proc is not None and proc.stdin is not None:
+                with contextlib.suppress(Exception):
+                    proc.stdin.close()

@@ -21,8 +21,12 @@ from protocol.wire import (
     ConnPhase,
     LocalProtocolError,
     RemoteProtocolError,
+    clean_text,
+    clip,
     compatible,
+    encode_frame,
 )
+from protocol.wire.messages import MAX_NAME, MAX_TEXT
 
 if TYPE_CHECKING:
     from .table import Table
@@ -33,6 +37,8 @@ OUTBOUND_LIMIT = 512
 """Frames queued for one client before it counts as not reading."""
 WRITE_BUFFER_HIGH = 1 << 20
 """Bytes buffered in the transport before the writer waits for the client."""
+SPECTATOR_FLUSH = 0.05
+"""Seconds a spectator's frames may wait to go out together."""
 HANDSHAKE_DEADLINE = 10.0
 """Seconds from accept to a hello."""
 IDLE_PING = 30.0
@@ -43,7 +49,36 @@ RATE = 1000.0
 """Messages per second a client may send, sustained (a token bucket)..."""
 BURST = 2000.0
 """...with this many in a burst."""
+FRAME_DEADLINE = 10.0
+"""Seconds a client may take to finish a frame it started (a parked partial
+frame would hold its buffer for ever)."""
+LOG_RATE = 2.0
+"""Log lines a second one connection may cause, sustained..."""
+LOG_BURST = 20.0
+"""...with this many at once; the rest are counted and reported in one line."""
 READ_CHUNK = 65536
+
+
+class LogLimit:
+    """A token bucket for the log lines one connection causes: at most
+    LOG_RATE a second (LOG_BURST at once); what is dropped is counted and
+    reported with the next line that is allowed."""
+
+    __slots__ = ("_allowance", "_last", "dropped")
+
+    def __init__(self) -> None:
+        self._allowance = LOG_BURST
+        self._last = 0.0
+        self.dropped = 0
+
+    def allow(self, now: float) -> bool:
+        self._allowance = min(LOG_BURST, self._allowance + (now - self._last) * LOG_RATE)
+        self._last = now
+        if self._allowance < 1:
+            self.dropped += 1
+            return False
+        self._allowance -= 1
+        return True
 
 
 class Host(Protocol):
@@ -89,9 +124,26 @@ class Session:
         self._last_message = 0.0
         self._last_rx = 0.0
         self._watchdog: asyncio.TimerHandle | None = None
+        self._frame_timer: asyncio.TimerHandle | None = None
+        self._log_limit = LogLimit()
         peer = writer.get_extra_info("peername")
         self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
         self.address = peer[0] if isinstance(peer, tuple) else str(peer)
+
+    # -- logging ----------------------------------------------------------------------
+
+    def log(self, level: int, fmt: str, *args: Any) -> None:
+        """A log line about this connection (rate-limited: a client cannot flood
+        the log). Quote what the client sent with %r."""
+        if not log.isEnabledFor(level):
+            return
+        if not self._log_limit.allow(asyncio.get_running_loop().time()):
+            return
+        dropped, self._log_limit.dropped = self._log_limit.dropped, 0
+        if dropped:
+            fmt += " (%d earlier lines about this connection not logged)"
+            args = (*args, dropped)
+        log.log(level, "session %s: " + fmt, self.id, *args)
 
     # -- sending --------------------------------------------------------------------
 
@@ -101,8 +153,8 @@ class Session:
             return
         try:
             data = self.conn.send(msg)
-        except LocalProtocolError:
-            log.exception("session %s: refused to send %s", self.id, msg.get("type"))
+        except LocalProtocolError as exc:
+            self.log(logging.WARNING, "not sent (%s): %r", msg.get("type"), str(exc))
             return
         self._queue(data)
 
@@ -112,22 +164,29 @@ class Session:
             return
         try:
             self.conn.send_encoded(msg, data)
-        except LocalProtocolError:
-            log.exception("session %s: refused to send %s", self.id, msg.get("type"))
+        except LocalProtocolError as exc:
+            self.log(logging.WARNING, "not sent (%s): %r", msg.get("type"), str(exc))
             return
         self._queue(data)
 
     def _queue(self, data: bytes) -> None:
         if self._blocked:
             if len(self._backlog) >= OUTBOUND_LIMIT:
-                log.warning("session %s (%s): not reading, disconnecting", self.id, self.name)
+                self.log(logging.WARNING, "%r is not reading; disconnecting", self.name)
                 self.abort()
                 return
             self._backlog.append(data)
             return
         self._pending.append(data)
         if self._flush_handle is None:
-            self._flush_handle = asyncio.get_running_loop().call_soon(self._flush)
+            loop = asyncio.get_running_loop()
+            if self.table is not None and self.seat is None:
+                # A spectator: what several actions send goes out in one write
+                # (a table watched by many costs one send per spectator per
+                # SPECTATOR_FLUSH, not per action); it sees the game a little later.
+                self._flush_handle = loop.call_later(SPECTATOR_FLUSH, self._flush)
+            else:
+                self._flush_handle = loop.call_soon(self._flush)
 
     def _flush(self) -> None:
         """Write what this loop turn queued, in one write."""
@@ -168,7 +227,7 @@ class Session:
                     self.writer.close()
 
     def error(self, code: str, message: str) -> None:
-        self.send({"type": "error", "code": code, "message": message})
+        self.send({"type": "error", "code": code, "message": clip(message, MAX_TEXT)})
 
     def close_soon(self) -> None:
         """Close after the frames already queued are written."""
@@ -201,7 +260,7 @@ class Session:
         # The transport pauses (and drain() waits) above our high-water mark.
         with contextlib.suppress(Exception):
             self.writer.transport.set_write_buffer_limits(high=WRITE_BUFFER_HIGH)
-        log.info("connection %s from %s", self.id, self.peer)
+        self.log(logging.INFO, "connection from %s", self.peer)
         try:
             await self._read_loop()
         finally:
@@ -213,7 +272,7 @@ class Session:
                 except (TimeoutError, asyncio.CancelledError):
                     self.abort()
             self.server.forget(self)
-            log.info("connection %s (%s) closed", self.id, self.name)
+            self.log(logging.INFO, "connection of %r closed", self.name)
 
     async def _read_loop(self) -> None:
         loop = asyncio.get_running_loop()
@@ -245,6 +304,20 @@ class Session:
             if self._watchdog is not None:
                 self._watchdog.cancel()
                 self._watchdog = None
+            if self._frame_timer is not None:
+                self._frame_timer.cancel()
+                self._frame_timer = None
+
+    def _frame_expired(self) -> None:
+        """A started frame was not finished within FRAME_DEADLINE."""
+        self._frame_timer = None
+        if self.closed or not self.conn.partial:
+            return
+        self.log(logging.INFO, "a frame was not finished in %g s; closing", FRAME_DEADLINE)
+        self.conn.close()
+        self._send_raw_error("frame_timeout",
+                             f"a frame was not finished within {FRAME_DEADLINE:g} s")
+        self.close_soon()
 
     def _idle_check(self) -> None:
         """Ping a client that has been silent for IDLE_PING (and again every
@@ -272,11 +345,18 @@ class Session:
         try:
             messages = self.conn.receive_data(data)
         except RemoteProtocolError as exc:
-            log.info("session %s: protocol error %s: %s", self.id, exc.code, exc)
+            self.log(logging.INFO, "protocol error %s: %r", exc.code, clip(str(exc), 200))
             self._send_raw_error(exc.code, str(exc))
             return False
+        # A started frame must be finished in time; every finished frame restarts the clock.
+        if self._frame_timer is not None and (messages or self.conn.stale
+                                              or not self.conn.partial):
+            self._frame_timer.cancel()
+            self._frame_timer = None
+        if self.conn.partial and self._frame_timer is None:
+            self._frame_timer = loop.call_later(FRAME_DEADLINE, self._frame_expired)
         if not self._within_rate(len(messages) + len(self.conn.stale), loop.time()):
-            log.warning("session %s (%s): rate limit, disconnecting", self.id, self.name)
+            self.log(logging.WARNING, "%r is over the rate limit; disconnecting", self.name)
             self.error("rate_limited", f"more than {RATE:g} messages per second")
             return False
         for msg in messages:
@@ -304,9 +384,8 @@ class Session:
     def _send_raw_error(self, code: str, message: str) -> None:
         """An error frame after the connection broke the protocol (bypasses the
         phase machine, which is closed by then)."""
-        from protocol.wire import encode_frame
-
-        self._queue(encode_frame({"type": "error", "code": code, "message": message[:500]}))
+        self._queue(encode_frame({"type": "error", "code": code,
+                                  "message": clip(message, MAX_TEXT)}))
 
     # -- handshake ------------------------------------------------------------------
 
@@ -317,7 +396,12 @@ class Session:
                        f"server speaks protocol {VERSION_STRING}, not {msg['version']}")
             self.closed = True
             return False
-        self.name = msg["name"]
+        name = clean_text(msg["name"], MAX_NAME)
+        if not name:
+            self.error("bad_message", "hello.name has no printable character")
+            self.closed = True
+            return False
+        self.name = name
         self.role = msg["role"]
         self.send({"type": "welcome", "version": VERSION_STRING, "session": self.id,
                    "resume_token": self.resume_token, "server": self.server.name})

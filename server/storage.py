@@ -1,20 +1,31 @@
 """Durable tables: an append-only SQLite log of every accepted action.
 
 One writer connection in WAL mode. Every accepted action (with its chance
-outcome) is committed before the server acknowledges it, so a crash — even
-``kill -9`` — loses nothing that a client was told was applied. Commits are
-grouped: :meth:`Storage.append_action` only queues the row, and
-:meth:`Storage.commit` writes every queued row in one transaction. The server
-calls it before any bytes go out to a client (and at the end of each turn of
-its event loop), so an acknowledgement never leaves before its row is
-durable, while the tables that acted in one loop turn share one commit
-(about six rows each in the 50-game benchmark). On start the
-server restores every unfinished table by replaying its log (from the last
-snapshot, taken every :data:`SNAPSHOT_EVERY` actions, so restarts stay fast).
+outcome and the client's sequence number) is committed before the server
+acknowledges it, so a crash — even ``kill -9`` — loses nothing that a client
+was told was applied. Writes are queued and grouped: :meth:`Storage.append_action`,
+:meth:`Storage.save_table`, :meth:`Storage.save_token` and the rest only queue
+their statement, and :meth:`Storage.commit` writes the whole queue, in order,
+in one transaction. The tables that acted in one turn of the server's event
+loop share one commit (about six rows each in the 50-game benchmark).
+
+A commit is all or nothing. When it fails (a full disk, a file size limit, a
+read-only or failing device) it raises :class:`StorageError`, nothing of the
+queue was written, and the queue is kept: the server takes back the actions
+it could not save (:meth:`Storage.discard_actions`), refuses new ones, and
+commits the rest (table headers, resume tokens) when the disk works again.
+
+On start the server restores every unfinished table by replaying its log
+(from the last snapshot, taken every :data:`SNAPSHOT_EVERY` actions, so
+restarts stay fast). A table whose rows do not restore (an illegal action, an
+impossible outcome, a garbage snapshot, bad settings or seats) is
+*quarantined*: marked in the database with the reason, never restored again,
+and kept for inspection; the other tables are served. Databases written
+before sequence numbers and quarantine existed are migrated in place.
 
 ``synchronous=NORMAL`` makes each commit durable against a crash of the
 process (what ``kill -9`` is); ``durable="full"`` also survives a power cut,
-at the cost of an fsync per action.
+at the cost of an fsync per commit.
 
 Checkpoints (copying the WAL into the database file, with an fsync) are the
 slow part of SQLite's work: done by the writer they stall the event loop for
@@ -29,16 +40,21 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import sqlite3
 import threading
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import msgpack
 
-from protocol.rules import GameState, Settings, action_from_dict, apply, new_game
+from protocol.rules import GameState, Settings, action_from_dict, apply, new_game, observe
+from protocol.rules.errors import InvalidLog
+from protocol.wire import MAX_FRAME, check_settings, clean_text, clip
+from protocol.wire.messages import MAX_NAME, TURN_TIMER_MAX
 
 SNAPSHOT_EVERY = 200
 CHECKPOINT_EVERY = 0.25
@@ -46,6 +62,11 @@ CHECKPOINT_EVERY = 0.25
 WAL_SAFETY_PAGES = 4000
 """WAL pages (4 KiB) past which the writer checkpoints itself after all (the
 thread has copied nearly all of them by then, so it is quick)."""
+SEQ_MEMORY = 64
+"""Sequence numbers per seat read back on restore (the results a table remembers)."""
+SEAT_KINDS = ("empty", "human", "bot")
+_TABLE_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+BOT_KINDS = ("random", "greedy", "heuristic", "search")
 
 log = logging.getLogger("kaitaku.storage")
 
@@ -80,6 +101,26 @@ CREATE TABLE IF NOT EXISTS tokens (
     seat INTEGER NOT NULL
 );
 """
+_MIGRATIONS = (
+    # (table, column, definition): columns added after the first release
+    ("actions", "seq", "INTEGER"),  # the client's sequence number (NULL: server's own)
+    ("tables", "quarantined", "TEXT"),  # why the table does not restore (NULL: it does)
+)
+
+_INSERT_ACTION = ("INSERT INTO actions (table_id, version, seat, action, outcome, seq) "
+                  "VALUES (?, ?, ?, ?, ?, ?)")
+_SAVE_SNAPSHOT = ("INSERT INTO snapshots (table_id, version, state) VALUES (?, ?, ?) "
+                  "ON CONFLICT(table_id) DO UPDATE SET version = excluded.version, "
+                  "state = excluded.state")
+
+
+class StorageError(Exception):
+    """The database could not be written (or read); nothing of the failed
+    transaction was written."""
+
+
+class NotADatabase(StorageError):
+    """The file is not a SQLite database (or not one this program can use)."""
 
 
 def default_db_path() -> Path:
@@ -101,17 +142,21 @@ class StoredTable:
     game: GameState | None = None
     version: int = 0
     tokens: dict[str, int] = field(default_factory=dict)
+    seqs: dict[int, list[int]] = field(default_factory=dict)
+    """Per seat, the sequence numbers of its last accepted actions, oldest first."""
 
 
 class _Checkpointer(threading.Thread):
     """Copies the WAL into the database every CHECKPOINT_EVERY seconds, off the
-    event loop (its own connection; PASSIVE: it never waits for the writer)."""
+    event loop (its own connection; PASSIVE: it never waits for the writer).
+    A failure is logged once, and its end once."""
 
     def __init__(self, path: str) -> None:
         super().__init__(name="kaitaku-checkpoints", daemon=True)
         self.path = path
         self.done = threading.Event()
         self.checkpoints = 0
+        self.failing = False
 
     def run(self) -> None:
         db = sqlite3.connect(self.path, isolation_level=None)
@@ -120,8 +165,13 @@ class _Checkpointer(threading.Thread):
                 try:
                     db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
                     self.checkpoints += 1
-                except sqlite3.Error:
-                    log.exception("background checkpoint failed")
+                    if self.failing:
+                        self.failing = False
+                        log.warning("background checkpoints work again")
+                except sqlite3.Error as exc:
+                    if not self.failing:
+                        self.failing = True
+                        log.warning("background checkpoint failed: %s", exc)
         finally:
             db.close()
 
@@ -137,105 +187,167 @@ class Storage:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self.db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute(f"PRAGMA synchronous={'FULL' if durable == 'full' else 'NORMAL'}")
-        self.db.executescript(_SCHEMA)
-        self._rows: list[tuple[str, int, int, str, str | None]] = []
+        try:
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute(f"PRAGMA synchronous={'FULL' if durable == 'full' else 'NORMAL'}")
+            self.db.executescript(_SCHEMA)
+            self._migrate()
+        except sqlite3.DatabaseError as exc:
+            self.db.close()
+            if isinstance(exc, sqlite3.OperationalError):
+                raise StorageError(f"cannot open the database {str(path)!r}: {exc}") from exc
+            raise NotADatabase(f"{str(path)!r} is not a Kaitaku database ({exc})") from exc
+        self._writes: list[tuple[str, str, tuple[Any, ...]]] = []
+        """Queued statements in order: (what, table id, parameters); ``what`` is
+        the SQL, except for action rows and snapshots (their own kinds)."""
+        self._actions = 0
+        self.on_write: Callable[[], None] | None = None
+        """Called when a write is queued into an empty queue (the server
+        schedules a commit)."""
         self._checkpointer: _Checkpointer | None = None
+        self.quarantined: list[tuple[str, str]] = []
+        """Tables quarantined by the last :meth:`unfinished` (id, reason)."""
         if background_checkpoints:
             self.db.execute(f"PRAGMA wal_autocheckpoint={WAL_SAFETY_PAGES}")
             self.db.execute(f"PRAGMA journal_size_limit={WAL_SAFETY_PAGES * 4096}")
             self._checkpointer = _Checkpointer(str(path))
             self._checkpointer.start()
 
+    def _migrate(self) -> None:
+        """Add the columns a database written by an older release lacks."""
+        for table, column, definition in _MIGRATIONS:
+            have = {row[1] for row in self.db.execute(f"PRAGMA table_info({table})")}
+            if column not in have:
+                self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")
+
     def close(self) -> None:
         if self._checkpointer is not None:
             self._checkpointer.stop()
             self._checkpointer = None
-        self.commit()
-        self.db.close()
+        try:
+            self.commit()
+        except StorageError as exc:
+            log.warning("closing with %d unsaved writes: %s", len(self._writes), exc)
+        finally:
+            self.db.close()
 
     @property
     def pending(self) -> int:
+        """Statements queued and not yet committed."""
+        return len(self._writes)
+
+    @property
+    def pending_actions(self) -> int:
         """Action rows queued and not yet committed."""
-        return len(self._rows)
+        return self._actions
 
     def commit(self) -> None:
-        """Write every queued action row in one transaction (durable on return)."""
-        rows = self._rows
-        if not rows:
+        """Write every queued statement in one transaction (durable on return).
+
+        Raises :class:`StorageError` if it fails: then nothing was written and
+        the queue is kept (see :meth:`discard_actions`)."""
+        writes = self._writes
+        if not writes:
             return
         db = self.db
-        db.execute("BEGIN")
         try:
-            db.executemany(
-                "INSERT INTO actions (table_id, version, seat, action, outcome) "
-                "VALUES (?, ?, ?, ?, ?)", rows)
-            db.execute("COMMIT")
-        except BaseException:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
-            raise  # the rows stay queued for the next commit
-        del rows[:]
+            db.execute("BEGIN")
+            try:
+                for sql, params in _batches(writes):
+                    db.executemany(sql, params)
+                db.execute("COMMIT")
+            except BaseException:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as exc:
+            raise StorageError(str(exc) or type(exc).__name__) from exc
+        del writes[:]
+        self._actions = 0
 
-    # -- writing --------------------------------------------------------------------
+    def discard_actions(self, table_id: str | None = None) -> int:
+        """Drop the queued action rows and snapshots of ``table_id`` (None: of
+        every table), after a failed commit: their tables take those actions
+        back. The other statements stay queued. Returns how many were dropped."""
+        keep = [w for w in self._writes if not (
+            (table_id is None or w[1] == table_id) and w[0] in (_INSERT_ACTION, _SAVE_SNAPSHOT))]
+        dropped = len(self._writes) - len(keep)
+        self._writes[:] = keep
+        self._actions = sum(1 for w in keep if w[0] == _INSERT_ACTION)
+        return dropped
+
+    def probe(self) -> None:
+        """Check that the database can be written now (commits the queue, or a
+        tiny write of its own); raises :class:`StorageError` if it cannot."""
+        if not self._writes:
+            self._queue("CREATE TABLE IF NOT EXISTS probe (at REAL)", "", ())
+            self._queue("DELETE FROM probe", "", ())
+            self._queue("INSERT INTO probe (at) VALUES (?)", "", (time.time(),))
+        self.commit()
+
+    def _queue(self, sql: str, table_id: str, params: tuple[Any, ...]) -> None:
+        self._writes.append((sql, table_id, params))
+        if len(self._writes) == 1 and self.on_write is not None:
+            self.on_write()
+
+    # -- writing (queued: durable at the next commit) -----------------------------------
 
     def save_table(self, t: Any) -> None:
         """Insert or update a table's header (settings, seed, status, seats)."""
-        self.commit()  # every write keeps the order of the log
         seats = [{"kind": s.kind, "name": s.name, "bot_kind": s.bot_kind} for s in t.seats]
-        self.db.execute(
+        self._queue(
             "INSERT INTO tables (id, name, settings, seed, creator, turn_timer, status, seats, "
             "created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
             "status = excluded.status, seats = excluded.seats, seed = excluded.seed",
-            (t.id, t.name, json.dumps(t.settings.to_dict()), t.seed, t.creator or "",
-             float(t.turn_timer), t.status, json.dumps(seats), time.time()),
-        )
+            t.id, (t.id, t.name, json.dumps(t.settings.to_dict()), t.seed, t.creator or "",
+                   float(t.turn_timer), t.status, json.dumps(seats), time.time()))
+        if t.status == "finished":  # a finished game cannot be resumed
+            self._queue("DELETE FROM tokens WHERE table_id = ?", t.id, (t.id,))
 
     def append_action(self, table_id: str, version: int, seat: int,
-                      action: dict[str, Any], outcome: tuple[int, ...] | None) -> None:
-        """Queue one accepted action; durable at the next :meth:`commit`."""
-        self._rows.append((table_id, version, seat, json.dumps(action),
-                           None if outcome is None else json.dumps(list(outcome))))
+                      action: dict[str, Any], outcome: tuple[int, ...] | None,
+                      seq: int | None = None) -> None:
+        """Queue one accepted action (``seq``: the client's sequence number, None
+        for an action the server played for the seat)."""
+        self._queue(_INSERT_ACTION, table_id, (
+            table_id, version, seat, json.dumps(action),
+            None if outcome is None else json.dumps(list(outcome)), seq))
+        self._actions += 1
 
     def save_snapshot(self, table_id: str, version: int, state: GameState) -> None:
-        self.commit()
         blob = msgpack.packb(state.to_dict(include_log=False), use_bin_type=True)
-        self.db.execute(
-            "INSERT INTO snapshots (table_id, version, state) VALUES (?, ?, ?) "
-            "ON CONFLICT(table_id) DO UPDATE SET version = excluded.version, "
-            "state = excluded.state", (table_id, version, blob))
+        self._queue(_SAVE_SNAPSHOT, table_id, (table_id, version, blob))
 
     def save_token(self, token: str, table_id: str, seat: int) -> None:
-        self.commit()
-        self.db.execute(
+        self._queue(
             "INSERT INTO tokens (token, table_id, seat) VALUES (?, ?, ?) ON CONFLICT(token) "
             "DO UPDATE SET table_id = excluded.table_id, seat = excluded.seat",
-            (token, table_id, seat))
+            table_id, (token, table_id, seat))
 
     def drop_token(self, token: str) -> None:
-        self.commit()
-        self.db.execute("DELETE FROM tokens WHERE token = ?", (token,))
+        self._queue("DELETE FROM tokens WHERE token = ?", "", (token,))
+
+    def drop_tokens(self, table_id: str) -> None:
+        """Forget every resume token of a table (its game is over or forgotten)."""
+        self._queue("DELETE FROM tokens WHERE table_id = ?", table_id, (table_id,))
 
     def delete_table(self, table_id: str) -> None:
         """Forget a table that never started (its header and resume tokens)."""
         self._delete([table_id])
 
+    def quarantine(self, table_id: str, reason: str) -> None:
+        """Mark a table that does not restore: it is kept, but never restored."""
+        self._queue("UPDATE tables SET quarantined = ? WHERE id = ?", table_id,
+                    (clip(reason, 500), table_id))
+        self._queue("DELETE FROM tokens WHERE table_id = ?", table_id, (table_id,))
+
     def _delete(self, ids: list[str]) -> None:
-        self.commit()
-        db = self.db
-        db.execute("BEGIN")
-        try:
-            for sql in ("DELETE FROM actions WHERE table_id = ?",
-                        "DELETE FROM snapshots WHERE table_id = ?",
-                        "DELETE FROM tokens WHERE table_id = ?",
-                        "DELETE FROM tables WHERE id = ?"):
-                db.executemany(sql, [(tid,) for tid in ids])
-            db.execute("COMMIT")
-        except BaseException:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
-            raise
+        for sql in ("DELETE FROM actions WHERE table_id = ?",
+                    "DELETE FROM snapshots WHERE table_id = ?",
+                    "DELETE FROM tokens WHERE table_id = ?",
+                    "DELETE FROM tables WHERE id = ?"):
+            for tid in ids:
+                self._queue(sql, tid, (tid,))
 
     def prune_finished(self, before: float, limit: int = 50) -> int:
         """Delete up to ``limit`` finished tables created before ``before`` (a
@@ -248,43 +360,138 @@ class Storage:
             "ORDER BY created LIMIT ?", (before, limit))]
         if ids:
             self._delete(ids)
+            self.commit()
         return len(ids)
 
     # -- reading --------------------------------------------------------------------
 
     def unfinished(self) -> list[StoredTable]:
-        """Every table not finished, its game rebuilt by replaying its log."""
-        self.commit()
+        """Every table not finished (nor quarantined), its game rebuilt by
+        replaying its log. A table that does not restore is quarantined (see
+        :attr:`quarantined`); resume tokens of tables that cannot be resumed
+        any more are deleted."""
+        self.quarantined = []
+        self._queue("DELETE FROM tokens WHERE table_id NOT IN (SELECT id FROM tables "
+                    "WHERE status != 'finished' AND quarantined IS NULL)", "", ())
         out = []
-        rows = self.db.execute(
-            "SELECT id, name, settings, seed, creator, turn_timer, status, seats FROM tables "
-            "WHERE status != 'finished' ORDER BY created").fetchall()
-        for tid, name, settings, seed, creator, timer, status, seats in rows:
-            st = StoredTable(tid, name, Settings.from_dict(json.loads(settings)), seed,
-                             creator, timer, status, json.loads(seats))
-            if status == "playing":
-                st.game, st.version = self._replay(tid, st.settings, seed)
-            for token, seat in self.db.execute(
-                    "SELECT token, seat FROM tokens WHERE table_id = ?", (tid,)):
-                st.tokens[token] = seat
-            out.append(st)
+        try:
+            rows = self.db.execute(
+                "SELECT id, name, settings, seed, creator, turn_timer, status, seats FROM "
+                "tables WHERE status != 'finished' AND quarantined IS NULL ORDER BY created"
+            ).fetchall()
+        except sqlite3.DatabaseError as exc:  # the file is damaged beyond one table
+            raise StorageError(f"cannot read the tables of {str(self.path)!r}: {exc}") from exc
+        for row in rows:
+            try:
+                out.append(self._restore(*row))
+            except Exception as exc:  # anything at all: the rows are not trusted
+                reason = clip(f"{type(exc).__name__}: {exc}", 300)
+                self.quarantined.append((str(row[0]), reason))
+                self.quarantine(str(row[0]), reason)
+        try:
+            self.commit()
+        except StorageError as exc:  # the server commits the queue once it can
+            log.warning("could not write to the database at start: %s", exc)
         return out
+
+    def _restore(self, tid: Any, name: Any, settings: Any, seed: Any, creator: Any,
+                 timer: Any, status: Any, seats: Any) -> StoredTable:
+        """One table from its rows; raises on anything that does not check."""
+        if not isinstance(tid, str) or not _TABLE_ID.fullmatch(tid):
+            raise InvalidLog("bad table id")
+        parsed = Settings.from_dict(check_settings(json.loads(settings)))
+        if type(seed) is not int or not 0 <= seed < 2**63:
+            raise InvalidLog("bad seed")
+        if not isinstance(timer, int | float) or not 0 <= timer <= TURN_TIMER_MAX:
+            raise InvalidLog("bad turn timer")
+        if status not in ("waiting", "playing"):
+            raise InvalidLog(f"bad status {status!r}")
+        st = StoredTable(tid, clean_text(str(name), MAX_NAME) or "table", parsed, seed,
+                         str(creator)[:64], float(timer), status,
+                         _seats(json.loads(seats), parsed.players))
+        if status == "playing":
+            st.game, st.version = self._replay(tid, st.settings, seed)
+            for seat in range(parsed.players):
+                seqs = [q for (q,) in self.db.execute(
+                    "SELECT seq FROM actions WHERE table_id = ? AND seat = ? AND seq IS NOT "
+                    "NULL ORDER BY version DESC LIMIT ?", (tid, seat, SEQ_MEMORY))]
+                if not all(type(q) is int and -(2**53) <= q <= 2**53 for q in seqs):
+                    raise InvalidLog("bad sequence number")
+                if seqs:
+                    st.seqs[seat] = seqs[::-1]
+        for token, seat in self.db.execute(
+                "SELECT token, seat FROM tokens WHERE table_id = ?", (tid,)):
+            if (isinstance(token, str) and 0 < len(token) <= 128 and type(seat) is int
+                    and 0 <= seat < parsed.players):
+                st.tokens[token] = seat
+        return st
 
     def _replay(self, tid: str, settings: Settings, seed: int) -> tuple[GameState, int]:
         snap = self.db.execute("SELECT version, state FROM snapshots WHERE table_id = ?",
                                (tid,)).fetchone()
         if snap is not None:
-            version = snap[0]
-            game = GameState.from_dict(msgpack.unpackb(snap[1], raw=False,
-                                                       strict_map_key=False))
-            game.log = []
+            version, game = _snapshot(snap[0], snap[1], settings, seed)
         else:
             version = 0
             game = new_game(settings, seed)
         for v, seat, action, outcome in self.db.execute(
                 "SELECT version, seat, action, outcome FROM actions WHERE table_id = ? AND "
                 "version > ? ORDER BY version", (tid, version)):
+            if v != version + 1:
+                raise InvalidLog(f"the log jumps from version {version} to {v}")
             chance = None if outcome is None else tuple(json.loads(outcome))
+            if not all(type(c) is int for c in chance or ()):
+                raise InvalidLog(f"bad outcome at version {v}")
             apply(game, action_from_dict(json.loads(action)), seat, chance)
             version = v
+        if game.log:
+            game.log.clear()  # the database keeps the log
         return game, version
+
+
+def _batches(writes: list[tuple[str, str, tuple[Any, ...]]]
+             ) -> Iterable[tuple[str, list[tuple[Any, ...]]]]:
+    """Consecutive statements with the same SQL, as (sql, parameter rows)."""
+    sql: str | None = None
+    rows: list[tuple[Any, ...]] = []
+    for s, _, params in writes:
+        if s != sql:
+            if sql is not None:
+                yield sql, rows
+            sql, rows = s, []
+        rows.append(params)
+    if sql is not None:
+        yield sql, rows
+
+
+def _seats(seats: Any, players: int) -> list[dict[str, Any]]:
+    if not isinstance(seats, list) or len(seats) != players:
+        raise InvalidLog("the seats do not match the settings")
+    out = []
+    for s in seats:
+        if not isinstance(s, dict) or s.get("kind") not in SEAT_KINDS:
+            raise InvalidLog("bad seat")
+        bot_kind = s.get("bot_kind")
+        if bot_kind is not None and bot_kind not in BOT_KINDS:
+            raise InvalidLog(f"bad bot kind {bot_kind!r}")
+        name = s.get("name")
+        out.append({"kind": s["kind"], "bot_kind": bot_kind,
+                    "name": clean_text(name, MAX_NAME) if isinstance(name, str) else ""})
+    return out
+
+
+def _snapshot(version: Any, blob: Any, settings: Settings, seed: int) -> tuple[int, GameState]:
+    """A snapshot row, checked: it decodes to a state of this table that
+    encodes back to the same data and that a view can be built from."""
+    if type(version) is not int or version < 0 or not isinstance(blob, bytes):
+        raise InvalidLog("bad snapshot row")
+    data = msgpack.unpackb(blob, raw=False, strict_map_key=False, max_bin_len=0,
+                           max_ext_len=0, max_str_len=MAX_FRAME)
+    game = GameState.from_dict(data)
+    if game.settings != settings or game.seed != seed:
+        raise InvalidLog("the snapshot is of another game")
+    if game.to_dict(include_log=False) != {k: v for k, v in data.items() if k != "log"}:
+        raise InvalidLog("the snapshot does not round-trip")
+    observe(game, None)
+    game.log = []
+    return version, game

@@ -15,6 +15,15 @@ action the table fans the events out: each recipient gets them redacted for
 its seat (spectators: public only), human clients and spectators also get
 their fresh view, and every seat that owes a decision gets its view and
 legal actions.
+
+Every applied action is durable before anybody hears of it: the table applies
+it, hands its row to the server's log (``on_applied``) and waits for the
+commit (``durable``); only then does it count the version and send the
+result and the events. If the commit fails the table takes the action back
+(the state it had before), answers ``storage_unavailable`` (not applied), and
+the server pauses every table (``pause``) until its storage works again; a
+paused table refuses actions, runs no timers, and on ``resume`` sends the
+deciding seats their legal actions again.
 """
 
 from __future__ import annotations
@@ -24,13 +33,16 @@ import logging
 import random
 import secrets
 from collections import OrderedDict, deque
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
 from protocol.rules import (
     Action,
     CancelTrade,
+    Discard,
     GameState,
+    GiveBack,
     Phase,
     RejectTrade,
     RulesError,
@@ -42,7 +54,8 @@ from protocol.rules import (
     observe,
     to_act,
 )
-from protocol.wire import SERVER, encode_message
+from protocol.wire import SERVER, clip, encode_message
+from protocol.wire.messages import MAX_TEXT
 
 log = logging.getLogger("kaitaku.table")
 
@@ -77,26 +90,84 @@ MAX_LEGAL = 1000
 """Most actions listed in one ``legal`` message (only huge discards have more)."""
 
 
+def _compositions(hand: tuple[int, ...], k: int) -> list[list[int]]:
+    """``ways[i][r]``: the ways to give ``r`` cards from resources ``i``… of ``hand``."""
+    ways = [[0] * (k + 1) for _ in range(len(hand) + 1)]
+    ways[len(hand)][0] = 1
+    for i in range(len(hand) - 1, -1, -1):
+        row, below = ways[i], ways[i + 1]
+        for r in range(k + 1):
+            row[r] = sum(below[r - x] for x in range(min(hand[i], r) + 1))
+    return ways
+
+
+def _nth_composition(hand: tuple[int, ...], k: int, ways: list[list[int]],
+                     n: int) -> tuple[int, int, int, int, int]:
+    """The ``n``-th way (from 0, lexicographic, as the engine lists them) to give
+    ``k`` cards of ``hand`` (five resources)."""
+    out: list[int] = []
+    for i, held in enumerate(hand):
+        for x in range(min(held, k) + 1):
+            c = ways[i + 1][k - x]
+            if n < c:
+                out.append(x)
+                k -= x
+                break
+            n -= c
+    a, b, c_, d, e = out
+    return a, b, c_, d, e
+
+
+def bounded_legal(game: GameState, seat: int) -> tuple[list[Action], bool]:
+    """The legal actions of ``seat``, at most :data:`MAX_LEGAL` of them, and
+    whether the list is cut. Only a discard (or a two-player give-back) from a
+    huge hand has more choices: then they are counted, not listed, and an even
+    spread of them is built (the engine's order), so that a 95-card hand costs
+    no more than a small one."""
+    owed = 0
+    if game.phase == Phase.DISCARD:
+        owed = game.discard_owed[seat] if 0 <= seat < len(game.discard_owed) else 0
+    elif game.phase == Phase.GIVE_BACK and seat == game.current:
+        owed = game.give_back
+    if owed <= 0:
+        return legal_actions(game, seat), False
+    hand = tuple(game.hands[seat])
+    ways = _compositions(hand, owed)
+    count = ways[0][owed]
+    if count <= MAX_LEGAL:
+        return legal_actions(game, seat), False
+    make = Discard if game.phase == Phase.DISCARD else GiveBack
+    step = count / MAX_LEGAL
+    return [make(_nth_composition(hand, owed, ways, int(i * step)))
+            for i in range(MAX_LEGAL)], True
+
+
 def legal_message(game: GameState, seat: int, version: int, timer_ms: int | None = None,
-                  actions: list[Action] | None = None) -> dict[str, Any]:
+                  actions: list[Action] | None = None,
+                  truncated: bool = False) -> dict[str, Any]:
     """The ``legal`` message for ``seat``. A discard (or give-back) from a huge
     hand has more choices than fit: then an even spread of them is listed,
     with ``truncated`` and the number of cards owed. ``timer_ms``: the time
-    left for the decision when the table has a turn timer; ``actions``: the
-    legal actions if the caller has them already."""
+    left for the decision when the table has a turn timer; ``actions`` (and
+    ``truncated``): what :func:`bounded_legal` gave, if the caller has it."""
     if actions is None:
-        actions = legal_actions(game, seat)
+        actions, truncated = bounded_legal(game, seat)
     msg: dict[str, Any] = {"type": "legal", "version": version}
     if timer_ms is not None and actions:
         msg["timer_ms"] = timer_ms
-    if len(actions) > MAX_LEGAL:
-        step = len(actions) / MAX_LEGAL
-        actions = [actions[int(i * step)] for i in range(MAX_LEGAL)]
+    if truncated:
         msg["truncated"] = True
         msg["discard"] = (game.discard_owed[seat] if game.phase == Phase.DISCARD
                           else game.give_back)
     msg["actions"] = [a.to_dict() for a in actions]
     return msg
+
+
+def result(seq: int, code: str, message: str) -> dict[str, Any]:
+    """A rejected action's ``result``, its message clipped to the field's limit
+    (it may quote what the client sent)."""
+    return {"type": "result", "seq": seq, "ok": False, "code": code,
+            "message": clip(message, MAX_TEXT)}
 
 
 @dataclass
@@ -128,7 +199,7 @@ def default_action(game: GameState, seat: int, rng: random.Random) -> Action:
     robber, placement, ...) is a random legal choice."""
     from bots.base import safe_action
 
-    return safe_action(legal_actions(game, seat), rng)
+    return safe_action(bounded_legal(game, seat)[0], rng)
 
 
 def deciding_seats(game: GameState) -> set[int]:
@@ -151,6 +222,9 @@ class Table(Generic[M]):
         self.creator = creator
         """The session that may start the table while it waits (None: the first
         person to join may)."""
+        self.creator_address: str | None = None
+        """The address the table was created from (the server counts open tables
+        per address)."""
         self.turn_timer = turn_timer
         self.seed = seed if seed is not None else secrets.randbits(63)
         self.seats: list[Seat[M]] = [Seat() for _ in range(settings.players)]
@@ -158,15 +232,22 @@ class Table(Generic[M]):
         self.game: GameState | None = None
         self.version = 0
         self.status = "waiting"
+        self.paused: str | None = None
+        """Why the table refuses actions now (``storage``), or None."""
         self.queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         self.task: asyncio.Task[None] | None = None
-        self.on_bots_needed: Any = None  # set by the server: callback(table, seats)
-        self.on_applied: Any = None  # set by the server: callback(table, seat, action, outcome)
+        self.on_bots_needed: Any = None  # set by the server: callback(table, seats, by) -> bool
+        # set by the server: callback(table, version, seat, action, outcome, seq) that
+        # queues the action's row, and ``durable()``: whether every queued row is saved
+        self.on_applied: Any = None
+        self.durable: Callable[[], Awaitable[bool]] | None = None
         self.on_changed: Any = None  # set by the server: callback(table) on seats/status
         self.on_finished: Any = None  # set by the server: callback(table) at game over
         self.rng = random.Random(self.seed ^ 0x5EED)  # default actions (not the game's RNG)
         self.history: deque[tuple[int, list[Any]]] = deque(maxlen=EVENT_MEMORY)
         self._stand_in: Any = None
+        self._public: tuple[int, dict[str, Any], bytes] | None = None  # spectators' view
+        self._saved = False  # the command being handled applied (and saved) an action
 
     # -- summaries ----------------------------------------------------------------
 
@@ -191,13 +272,29 @@ class Table(Generic[M]):
         """Tell the members about the seats and status (and persist them)."""
         if self.on_changed is not None:
             self.on_changed(self)
-        msg = {"type": "table", "table": self.id,
-               "seats": [s.summary() for s in self.seats], "status": self.status}
+        msg: dict[str, Any] = {"type": "table", "table": self.id,
+                               "seats": [s.summary() for s in self.seats],
+                               "status": self.status}
+        if self.paused is not None:
+            msg["paused"] = self.paused
         for sess, _ in self.members():
             if self.status == "waiting":  # who may start it (1.2)
                 sess.send({**msg, "can_start": sess.id == self.creator})
             else:
                 sess.send(msg)
+
+    def pause(self, why: str, message: str) -> None:
+        """Refuse actions from now on (``why``: ``storage``); every member is told
+        with ``error {code: "storage_unavailable"}`` and a ``table`` message.
+        Called by the server (outside the table task) when its storage fails."""
+        if self.paused is not None or self.status not in ("waiting", "playing"):
+            return
+        self.paused = why
+        for seat in self.seats:
+            seat.deadline = None  # no timers while paused: they restart on resume
+        for sess, _ in self.members():
+            sess.send({"type": "error", "code": "storage_unavailable", "message": message})
+        self.broadcast_table()
 
     # -- the table task -------------------------------------------------------------
 
@@ -220,23 +317,23 @@ class Table(Generic[M]):
                 return
             if not self.queue.empty():
                 await asyncio.sleep(0)  # let the writers flush between back-to-back commands
+            self._saved = False
             try:
-                self._handle(kind, payload)
+                await self._handle(kind, payload)
             except Exception:  # one bad command must not kill the table
                 log.exception("table %s: %s failed", self.id, kind)
-                if kind == "action":
+                if kind == "action" and not self._saved:  # "not applied" only if true
                     seat, msg = payload
-                    self._reply(seat, self.seats[seat].session, {
-                        "type": "result", "seq": msg["seq"], "ok": False,
-                        "code": "internal_error",
-                        "message": "the server failed; the action was not applied"})
+                    self._reply(seat, self.seats[seat].session, result(
+                        msg["seq"], "internal_error",
+                        "the server failed; the action was not applied"))
 
-    def _handle(self, kind: str, payload: Any) -> None:
+    async def _handle(self, kind: str, payload: Any) -> None:
         if kind == "action":
             seat, msg = payload
-            self._action(seat, msg)
+            await self._action(seat, msg)
         elif kind == "start":
-            self._maybe_start(force=True)
+            self._maybe_start(force=True, by=payload)
         elif kind == "seated":
             self._maybe_start(force=False)
         elif kind == "resync":
@@ -246,11 +343,13 @@ class Table(Generic[M]):
             sess, seat, since = payload
             self._catch_up(sess, seat, since)
         elif kind == "timeout":
-            self._expire(payload)
+            await self._expire(payload)
         elif kind == "stand_in":
-            self._stand_in_step(payload)
+            await self._stand_in_step(payload)
         elif kind == "dropped":
-            self._dropped(*payload)
+            await self._dropped(*payload)
+        elif kind == "resume":
+            await self._resume()
         elif kind == "grace":
             seat_no, epoch = payload
             seat = self.seats[seat_no]
@@ -272,13 +371,16 @@ class Table(Generic[M]):
             seat = self.seats[i]
             if seat.session is not None:
                 continue
-            if seat.kind == "bot" and seat.bot_key is not None and key != seat.bot_key:
-                continue
-            if seat.kind == "human" and self.status != "waiting":
-                continue  # a human seat in a game is reclaimed by its resume token
-            if seat.kind == "empty" and key is not None:
-                continue
-            if seat.kind == "empty" and self.status != "waiting":
+            if seat.kind == "bot" and seat.bot_key is not None:
+                if key != seat.bot_key:
+                    continue
+                return i
+            if key is not None:
+                continue  # a key is for a reserved bot seat only
+            if seat.kind != "empty" or self.status != "waiting":
+                # a seat someone took (a person, or a bot client that came without a
+                # key) is reclaimed only with its resume token; empty seats of a
+                # running game stay empty
                 continue
             return i
         return None
@@ -293,7 +395,7 @@ class Table(Generic[M]):
             self._set_auto(i, False, "player back")
         if seat.kind == "empty":
             seat.kind = "bot" if session.role == "bot" else "human"
-        log.info("table %s: seat %d taken by %s (%s)", self.id, i, session.name, seat.kind)
+        log.debug("table %s: seat %d taken by %r (%s)", self.id, i, session.name, seat.kind)
 
     def reserve_bots(self, kinds: list[str]) -> list[tuple[int, str, str]]:
         """Mark empty seats (from the last) as bot seats; return (seat, kind, key)."""
@@ -308,14 +410,17 @@ class Table(Generic[M]):
             out.append((i, kind, seat.bot_key))
         return out
 
+    def empty_seats(self) -> int:
+        return sum(1 for s in self.seats if s.kind == "empty")
+
     def vacate(self, session: M) -> int | None:
         """``session`` left or dropped; return its seat (kept for a resume)."""
         self.spectators.discard(session)
         for i, seat in enumerate(self.seats):
             if seat.session is session:
                 seat.session = None
-                if self.status == "waiting" and seat.kind == "human":
-                    seat.kind = "empty"
+                if self.status == "waiting" and seat.bot_key is None:
+                    seat.kind = "empty"  # a person's (or a keyless bot's) seat is free again
                     seat.name = ""
                 elif self.status == "playing":
                     seat.epoch += 1
@@ -327,14 +432,16 @@ class Table(Generic[M]):
 
     # -- the game -------------------------------------------------------------------
 
-    def _maybe_start(self, force: bool) -> None:
-        if self.status != "waiting":
+    def _maybe_start(self, force: bool, by: Any = None) -> None:
+        """Start the game if every seat is held; ``force`` (a ``start`` by
+        ``by``): first fill the empty seats with bots."""
+        if self.status != "waiting" or self.paused is not None:
             return
         if force:
             empties = [i for i, s in enumerate(self.seats) if s.kind == "empty"]
             if empties and self.on_bots_needed is not None:
-                spawn = self.reserve_bots(["random"] * len(empties))
-                self.on_bots_needed(self, spawn)
+                if not self.on_bots_needed(self, empties, by):
+                    return  # refused (the bot caps); the creator was told
                 self.broadcast_table()
                 return  # the game starts once they are seated
         if not all(s.session is not None for s in self.seats):
@@ -361,15 +468,27 @@ class Table(Generic[M]):
                                "events": [e.for_seat(seat).to_dict() for e in events]})
         self._send_state(sess, seat)
 
+    def _public_view(self) -> tuple[dict[str, Any], bytes]:
+        """The spectators' view at this version, built and encoded once."""
+        assert self.game is not None
+        cached = self._public
+        if cached is None or cached[0] != self.version:
+            msg = {"type": "view", "version": self.version, "view": observe(self.game, None)}
+            cached = self._public = (self.version, msg, encode_message(msg, SERVER))
+        return cached[1], cached[2]
+
     def _send_state(self, sess: M, seat: int | None) -> None:
         """Full view, then the legal actions if this seat owes a decision."""
         if self.game is None:
             return
-        legal = None if seat is None else legal_actions(self.game, seat)
+        if seat is None:
+            sess.send_encoded(*self._public_view())
+            return
+        legal, cut = bounded_legal(self.game, seat)
         sess.send({"type": "view", "version": self.version,
                    "view": observe(self.game, seat, legal)})
-        if seat is not None:
-            sess.send(legal_message(self.game, seat, self.version, self._timer_ms(seat), legal))
+        sess.send(legal_message(self.game, seat, self.version, self._timer_ms(seat), legal,
+                                cut))
 
     def _reply(self, seat: int, sess: M | None, result: dict[str, Any]) -> None:
         s = self.seats[seat]
@@ -379,19 +498,33 @@ class Table(Generic[M]):
         if sess is not None:
             sess.send(result)
 
-    def _action(self, seat: int, msg: dict[str, Any]) -> None:
+    def restore_seqs(self, seat: int, seqs: list[int]) -> None:
+        """After a restart: the sequence numbers of the seat's last accepted
+        actions (oldest first), so that a resent action is not applied twice."""
+        s = self.seats[seat]
+        for q in seqs[-SEQ_MEMORY:]:
+            s.results[q] = {"type": "result", "seq": q, "ok": True}
+        if seqs:
+            s.last_seq = max(s.last_seq, max(seqs))
+
+    async def _action(self, seat: int, msg: dict[str, Any]) -> None:
         s = self.seats[seat]
         sess = s.session
         seq = msg["seq"]
         if seq <= s.last_seq:
             cached = s.results.get(seq)
             if sess is not None:
-                sess.send(cached if cached is not None else {
-                    "type": "result", "seq": seq, "ok": False, "code": "stale_seq",
-                    "message": f"sequence number {seq} was already used"})
+                sess.send(cached if cached is not None else result(
+                    seq, "stale_seq", f"sequence number {seq} was already used"))
             return
-        s.last_seq = seq
         game = self.game
+        if self.paused is not None:  # the seq stays unused: send it again later
+            if sess is not None:
+                sess.send({"type": "result", "seq": seq, "ok": False,
+                           "code": "storage_unavailable",
+                           "message": "the server cannot save actions now; not applied"})
+            return
+        previous, s.last_seq = s.last_seq, seq
         if game is None or self.status != "playing":
             if self.status == "finished":
                 self._reply(seat, sess, {"type": "result", "seq": seq, "ok": False,
@@ -403,51 +536,102 @@ class Table(Generic[M]):
             return
         try:
             action = action_from_dict(msg["action"])
-            events = apply(game, action, seat)
+            events = await self._apply(seat, action, seq)
         except RulesError as exc:
-            self._reply(seat, sess, {"type": "result", "seq": seq, "ok": False,
-                                     "code": exc.code, "message": str(exc)})
+            self._reply(seat, sess, result(seq, exc.code, str(exc)))
+            return
+        sess = s.session  # it may have changed while the row was committed
+        if events is None:  # not saved: taken back; the seq may be sent again
+            s.last_seq = previous
+            if sess is not None:
+                sess.send({"type": "result", "seq": seq, "ok": False,
+                           "code": "storage_unavailable",
+                           "message": "the server cannot save actions now; not applied"})
             return
         s.timeouts = 0
         self._applied(seat, action, "player")
         self._reply(seat, sess, {"type": "result", "seq": seq, "ok": True})
         self._fan_out(events)
 
-    def _applied(self, seat: int, action: Action, via: str) -> None:
-        """Book-keeping after an action was applied: version, durable log, log line.
-
-        With a durable log (``on_applied``), the engine's in-memory action log
-        is handed to it and emptied: the database keeps the game's record, and
-        a table's memory (and the garbage collector's work) stays flat however
-        long it runs. Without one (no database, a league's private server) the
-        game keeps its log."""
-        assert self.game is not None
-        self.version += 1
-        entries = self.game.log
+    async def _apply(self, seat: int, action: Action, seq: int | None) -> list[Any] | None:
+        """Apply ``action`` and make its row durable: the events, or None when the
+        row could not be saved (then the state is as it was before). Raises
+        :class:`RulesError` (nothing changed) for an illegal action."""
+        game = self.game
+        assert game is not None
+        durable = self.durable if self.on_applied is not None else None
+        backup = game.copy(keep_log=True) if durable is not None else None
+        events = apply(game, action, seat)
+        entries = game.log
         if entries and self.on_applied is not None:
-            self.on_applied(self, *entries[-1])
+            # The engine's in-memory log is handed to the durable log and
+            # emptied: the database keeps the game's record, and a table's
+            # memory stays flat however long it runs. Without a database the
+            # game keeps its log.
+            self.on_applied(self, self.version + 1, *entries[-1], seq)
             entries.clear()
-        if log.isEnabledFor(logging.INFO):
-            log.info("table %s v%d: seat %d %s%s", self.id, self.version, seat,
-                     action.to_dict(), "" if via == "player" else f" ({via})")
+        if durable is not None and not await durable():
+            assert backup is not None
+            self.game = backup
+            log.info("table %s: seat %d %s taken back (not saved)", self.id, seat,
+                     action.name)
+            return None
+        self._saved = True
+        return events
 
-    def _server_act(self, seat: int, action: Action, via: str) -> None:
-        """Apply an action the server chose for ``seat`` (timeout, stand-in, drop)."""
-        assert self.game is not None
-        events = apply(self.game, action, seat)
+    def _applied(self, seat: int, action: Action, via: str) -> None:
+        """Book-keeping after an action was applied and saved: version, log line."""
+        self.version += 1
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("table %s v%d: seat %d %s%s", self.id, self.version, seat,
+                      action.to_dict(), "" if via == "player" else f" ({via})")
+
+    async def _server_act(self, seat: int, action: Action, via: str) -> bool:
+        """Apply an action the server chose for ``seat`` (timeout, stand-in, drop);
+        False if it could not be saved (nothing changed)."""
+        if self.paused is not None:
+            return False
+        events = await self._apply(seat, action, None)
+        if events is None:
+            return False
         self._applied(seat, action, via)
         sess = self.seats[seat].session
         if sess is not None:
             sess.send({"type": "error", "code": "acted_for_you",
                        "message": f"the server played {action.name} for you ({via})"})
         self._fan_out(events)
+        return True
+
+    async def _resume(self) -> None:
+        """Storage works again: accept actions, restart the timers, settle what a
+        drop left open, and send every deciding seat its legal actions again."""
+        if self.paused is None:
+            return
+        self.paused = None
+        self.broadcast_table()
+        game = self.game
+        if self.status == "waiting":
+            self._maybe_start(force=False)
+            return
+        if game is None or self.status != "playing":
+            return
+        self._schedule()
+        for i, seat in enumerate(self.seats):
+            if seat.session is None:
+                await self._dropped(i, seat.epoch)
+        if self.game is not game or self.paused is not None:
+            return
+        deciding = deciding_seats(game)
+        for sess, seat_no in self.members():
+            if seat_no is not None and seat_no in deciding:
+                self._send_state(sess, seat_no)
 
     # -- timers and stand-ins ---------------------------------------------------------
 
     def _schedule(self) -> None:
         """Set the deciding seats' deadlines; let stand-ins act."""
         game = self.game
-        if game is None or self.status != "playing":
+        if game is None or self.status != "playing" or self.paused is not None:
             for seat in self.seats:
                 seat.deadline = None
             return
@@ -470,9 +654,9 @@ class Table(Generic[M]):
             return None
         return max(0, round((deadline - asyncio.get_running_loop().time()) * 1000))
 
-    def _expire(self, now: float) -> None:
+    async def _expire(self, now: float) -> None:
         game = self.game
-        if game is None or self.status != "playing":
+        if game is None or self.status != "playing" or self.paused is not None:
             return
         for i, seat in enumerate(self.seats):
             if seat.deadline is None or seat.deadline > now + 1e-3:
@@ -480,8 +664,9 @@ class Table(Generic[M]):
             seat.deadline = None
             if i not in deciding_seats(game):
                 continue
+            if not await self._server_act(i, default_action(game, i, self.rng), "timeout"):
+                return  # not saved: the table is paused; the timer restarts on resume
             seat.timeouts += 1
-            self._server_act(i, default_action(game, i, self.rng), "timeout")
             if seat.timeouts >= MAX_TIMEOUTS and not seat.auto:
                 self._set_auto(i, True, f"{seat.timeouts} timeouts")
                 self._schedule()
@@ -496,11 +681,12 @@ class Table(Generic[M]):
                  "stands in for" if on else "hands back", i, why)
         self.broadcast_table()
 
-    def _stand_in_step(self, payload: tuple[int, int]) -> None:
+    async def _stand_in_step(self, payload: tuple[int, int]) -> None:
         i, version = payload
         game = self.game
-        if game is None or self.status != "playing" or version != self.version:
-            return  # stale: the state changed since it was queued
+        if (game is None or self.status != "playing" or version != self.version
+                or self.paused is not None):
+            return  # stale: the state changed since it was queued (or paused)
         seat = self.seats[i]
         if not seat.auto or i not in deciding_seats(game):
             return
@@ -508,10 +694,11 @@ class Table(Generic[M]):
             from bots import HeuristicBot  # the stand-in sees only the seat's view
 
             self._stand_in = HeuristicBot(self.seed)
-        legal = legal_actions(game, i)
-        self._server_act(i, self._stand_in.act(observe(game, i), legal), "stand-in")
+        legal, _ = bounded_legal(game, i)
+        await self._server_act(i, self._stand_in.act(observe(game, i, legal), legal),
+                               "stand-in")
 
-    def _dropped(self, i: int, epoch: int) -> None:
+    async def _dropped(self, i: int, epoch: int) -> None:
         """Settle a dropped player's part in a trade negotiation at once."""
         game = self.game
         seat = self.seats[i]
@@ -519,9 +706,9 @@ class Table(Generic[M]):
             return
         if game.phase == Phase.TRADE and game.trade is not None:
             if game.current == i:
-                self._server_act(i, CancelTrade(), "disconnected")
+                await self._server_act(i, CancelTrade(), "disconnected")
             elif game.trade.status[i] == 0:
-                self._server_act(i, RejectTrade(), "disconnected")
+                await self._server_act(i, RejectTrade(), "disconnected")
 
     def _fan_out(self, events: list[Any]) -> None:
         game = self.game
@@ -530,28 +717,42 @@ class Table(Generic[M]):
         over = game.phase == Phase.GAME_OVER
         self.history.append((self.version, events))
         self._schedule()
-        shared: dict[tuple[Any, ...], tuple[dict[str, Any], bytes]] = {}
+        # One encoded frame per distinct redaction: every spectator (and every seat
+        # that may see all of it) shares the same bytes.
         plain = [e.to_dict() for e in events]
-        for sess, seat in self.members():
-            # Recipients that see the same redaction share one encoded frame
-            # (keyed by position where an event is not redacted: no hashing).
-            seen = [e.for_seat(seat) for e in events]
-            key = tuple(i if r is e else r
-                        for i, (e, r) in enumerate(zip(events, seen, strict=True)))
-            entry = shared.get(key)
+        by_seat: dict[int | None, tuple[dict[str, Any], bytes]] = {}
+        shared: dict[tuple[Any, ...], tuple[dict[str, Any], bytes]] = {}
+
+        def frame_for(seat: int | None) -> tuple[dict[str, Any], bytes]:
+            entry = by_seat.get(seat)
             if entry is None:
-                msg = {"type": "events", "version": self.version,
-                       "events": [p if r is e else r.to_dict()
-                                  for e, r, p in zip(events, seen, plain, strict=True)]}
-                entry = shared[key] = (msg, encode_message(msg, SERVER))
-            sess.send_encoded(*entry)
-            legal = (legal_actions(game, seat) if seat is not None and (seat in deciding or over)
-                     else None)
-            if sess.role != "bot" or (seat is not None and seat in deciding):
+                seen = [e.for_seat(seat) for e in events]
+                key = tuple(i if r is e else r
+                            for i, (e, r) in enumerate(zip(events, seen, strict=True)))
+                entry = shared.get(key)
+                if entry is None:
+                    msg = {"type": "events", "version": self.version,
+                           "events": [p if r is e else r.to_dict()
+                                      for e, r, p in zip(events, seen, plain, strict=True)]}
+                    entry = shared[key] = (msg, encode_message(msg, SERVER))
+                by_seat[seat] = entry
+            return entry
+
+        for sess, seat in self.members():
+            sess.send_encoded(*frame_for(seat))
+            if seat is None:
+                sess.send_encoded(*self._public_view())
+                continue
+            if seat in deciding or over:
+                legal, cut = bounded_legal(game, seat)
+            else:
+                legal, cut = None, False
+            if sess.role != "bot" or seat in deciding:
                 sess.send({"type": "view", "version": self.version,
                            "view": observe(game, seat, legal)})
-            if legal is not None and seat is not None:
-                sess.send(legal_message(game, seat, self.version, self._timer_ms(seat), legal))
+            if legal is not None:
+                sess.send(legal_message(game, seat, self.version, self._timer_ms(seat), legal,
+                                        cut))
         if over:
             self.status = "finished"
             scores = [game.total_vp(q) for q in range(game.settings.players)]

@@ -35,10 +35,15 @@ EXAMPLES: dict[str, list[dict[str, Any]]] = {
     ],
     "welcome": [{"type": "welcome", "version": "1.0", "session": "3f9c2a7d51e0b846",
                  "resume_token": TOKEN, "server": "kaitaku"}],
-    "list_tables": [{"type": "list_tables"}],
-    "tables": [{"type": "tables", "tables": [
-        {"id": "8e30bc72", "name": "Friday night", "settings": SETTINGS, "seats": SEATS,
-         "status": "waiting", "spectators": 1}]}],
+    "list_tables": [{"type": "list_tables"}, {"type": "list_tables", "offset": 100}],
+    "tables": [
+        {"type": "tables", "tables": [
+            {"id": "8e30bc72", "name": "Friday night", "settings": SETTINGS, "seats": SEATS,
+             "status": "waiting", "spectators": 1}]},
+        {"type": "tables", "tables": [
+            {"id": "0c94d1aa", "name": "table 101", "settings": SETTINGS, "seats": SEATS,
+             "status": "finished", "spectators": 0}], "total": 101, "offset": 100},
+    ],
     "create_table": [
         {"type": "create_table", "settings": {"players": 3, "vp_target": 10},
          "name": "Friday night", "bots": ["greedy"]},
@@ -56,8 +61,12 @@ EXAMPLES: dict[str, list[dict[str, Any]]] = {
         {"type": "joined", "table": "8e30bc72", "seat": 0, "settings": SETTINGS,
          "last_seq": 16},
     ],
-    "table": [{"type": "table", "table": "8e30bc72", "seats": SEATS, "status": "waiting",
-               "can_start": False}],
+    "table": [
+        {"type": "table", "table": "8e30bc72", "seats": SEATS, "status": "waiting",
+         "can_start": False},
+        {"type": "table", "table": "8e30bc72", "seats": SEATS, "status": "playing",
+         "paused": "storage"},
+    ],
     "start": [{"type": "start"}],
     "leave": [{"type": "leave"}],
     "left": [{"type": "left", "table": "8e30bc72"}],
@@ -196,7 +205,12 @@ ERROR_NOTES: dict[str, tuple[str, str]] = {
                      "burst); bots act fast"),
     "too_many_connections": ("yes", "yes, instead of a welcome (2000 connections, 256 per "
                              "address)"),
-    "too_many_tables": ("no", "yes (4 tables per connection)"),
+    "too_many_tables": ("no", "yes (4 tables per connection; 1.3: open tables per address, "
+                        "default 8, and 500 in all)"),
+    "too_many_bots": ("no", "no (new in 1.3: default 32 bot processes, 12 per address)"),
+    "too_many_spectators": ("no", "no (new in 1.3: default 64 per table, 32 per address)"),
+    "frame_timeout": ("yes", "no (new in 1.3: a started frame not finished in 10 s)"),
+    "storage_unavailable": ("no", "no (new in 1.3; also as a `result` code, section 7.10)"),
     "acted_for_you": ("no", "yes, to a seat the server played for"),
     "no_such_table": ("no", "yes"),
     "seat_taken": ("no", "yes"),
@@ -211,6 +225,16 @@ ERROR_NOTES: dict[str, tuple[str, str]] = {
     "internal_error": ("no", "as a `result` code when an action failed inside the server "
                        "(not applied)"),
 }
+
+
+def settings_table() -> str:
+    from protocol.wire import SETTINGS as CATALOGUE
+    rows = ["| setting | type | values | default | meaning |", "| --- | --- | --- | --- | --- |"]
+    for name, st in CATALOGUE.items():
+        values = f"{st.low}–{st.high}" if st.kind == "int" else "true, false"
+        default = json.dumps(st.default)
+        rows.append(f"| `{name}` | {KIND[st.kind]} | {values} | {default} | {st.doc} |")
+    return "\n".join(rows)
 
 
 def errors_table() -> str:
@@ -274,7 +298,8 @@ def main() -> None:
             return example(json.loads(arg))
         raise ValueError(what)
 
-    src = src.replace("@@ERRORS@@", errors_table()).replace("@@VIEW@@", real_view())
+    src = (src.replace("@@ERRORS@@", errors_table()).replace("@@VIEW@@", real_view())
+           .replace("@@SETTINGS@@", settings_table()))
     out = re.sub(r"@@(MSG|EX|JSON) (.*?)@@", sub, src, flags=re.S)
     missing = set(SPECS) - used
     assert not missing, missing

@@ -7,23 +7,27 @@ messages into bytes; the server and the clients wrap it with asyncio.
 
 from .connection import Connection, ConnPhase, encode_message
 from .errors import LocalProtocolError, ProtocolError, RemoteProtocolError
-from .framing import MAX_FRAME, FrameDecoder, decode_body, encode_frame
+from .framing import MAX_CLIENT_FRAME, MAX_FRAME, FrameDecoder, decode_body, encode_frame
 from .messages import (
     CLIENT,
     ERROR_CODES,
     PROTOCOL_VERSION,
     SERVER,
+    SETTINGS,
     SPECS,
     VERSION_STRING,
     Message,
+    check_settings,
     compatible,
     parse_version,
     validate,
 )
+from .text import clean_text, clip
 
 __all__ = [
-    "CLIENT", "ERROR_CODES", "MAX_FRAME", "PROTOCOL_VERSION", "SERVER", "SPECS",
-    "VERSION_STRING", "ConnPhase", "Connection", "FrameDecoder", "LocalProtocolError",
-    "Message", "ProtocolError", "RemoteProtocolError", "compatible", "decode_body",
-    "encode_frame", "encode_message", "parse_version", "validate",
+    "CLIENT", "ERROR_CODES", "MAX_CLIENT_FRAME", "MAX_FRAME", "PROTOCOL_VERSION", "SERVER",
+    "SETTINGS", "SPECS", "VERSION_STRING", "ConnPhase", "Connection", "FrameDecoder",
+    "LocalProtocolError", "Message", "ProtocolError", "RemoteProtocolError", "check_settings",
+    "clean_text", "clip", "compatible", "decode_body", "encode_frame", "encode_message",
+    "parse_version", "validate",
 ]

@@ -17,7 +17,7 @@ from __future__ import annotations
 from enum import Enum
 
 from .errors import LocalProtocolError, ProtocolError, RemoteProtocolError
-from .framing import MAX_DEPTH, FrameDecoder, encode_frame
+from .framing import MAX_CLIENT_FRAME, MAX_DEPTH, MAX_FRAME, FrameDecoder, encode_frame
 from .messages import CLIENT, SERVER, Message, validate
 
 
@@ -80,9 +80,11 @@ class Connection:
         moved to a phase where they are not allowed (the client sent them
         before it saw ``joined``/``left``/``welcome``). They are not errors of
         the peer: the server answers each with a non-fatal error."""
-        # The server bounds the nesting of what clients send (small messages);
-        # a client trusts msgpack's own nesting limit for the server's large views.
-        self._decoder = FrameDecoder(MAX_DEPTH if role == SERVER else None)
+        # The server bounds the nesting and the size of what clients send (small
+        # messages); a client trusts msgpack's own nesting limit for the server's
+        # large views.
+        self._decoder = (FrameDecoder(MAX_DEPTH, MAX_CLIENT_FRAME) if role == SERVER
+                         else FrameDecoder(None, MAX_FRAME))
 
     # -- receiving ----------------------------------------------------------------
 
@@ -142,6 +144,12 @@ class Connection:
         self._advance(msg)
         return data
 
+    @property
+    def partial(self) -> bool:
+        """Bytes of an unfinished frame are buffered (a receiver bounds how long
+        a started frame may take)."""
+        return self._decoder.buffered > 0
+
     def close(self) -> None:
         self.phase = ConnPhase.CLOSED
 
@@ -154,6 +162,8 @@ class Connection:
         if self.role != SERVER or self.phase in (ConnPhase.HANDSHAKE, ConnPhase.CLOSED):
             return False
         kind = msg.get("type") if isinstance(msg, dict) else None
+        if not isinstance(kind, str):  # a list or a map is not hashable: bad_message below
+            return False
         if kind not in _CLIENT_AFTER_HANDSHAKE or kind in _CLIENT_MAY[self.phase]:
             return False
         validate(msg, CLIENT)  # a malformed message is still a protocol error

@@ -17,6 +17,10 @@ from .errors import LocalProtocolError, RemoteProtocolError
 
 MAX_FRAME = 256 * 1024
 """Largest frame body in bytes (a full view is a few kB)."""
+MAX_CLIENT_FRAME = 16 * 1024
+"""Largest frame body a server accepts from a client: no client message needs
+more than a few hundred bytes, and a connection that starts a frame makes the
+server hold its bytes until it ends."""
 MAX_STR = 4096
 MAX_ARRAY = 4096
 MAX_MAP = 256
@@ -99,12 +103,13 @@ def encode_frame(msg: dict[str, Any]) -> bytes:
 class FrameDecoder:
     """Incremental frame splitter: feed bytes, get decoded maps."""
 
-    __slots__ = ("_buf", "_need", "max_depth")
+    __slots__ = ("_buf", "_need", "max_depth", "max_frame")
 
-    def __init__(self, max_depth: int | None = MAX_DEPTH) -> None:
+    def __init__(self, max_depth: int | None = MAX_DEPTH, max_frame: int = MAX_FRAME) -> None:
         self._buf = bytearray()
         self._need = -1  # body length once the header is read
         self.max_depth = max_depth
+        self.max_frame = max_frame
 
     @property
     def buffered(self) -> int:
@@ -121,9 +126,9 @@ class FrameDecoder:
                 if len(buf) < 4:
                     break
                 (n,) = _LEN.unpack_from(buf)
-                if n > MAX_FRAME:
+                if n > self.max_frame:
                     raise RemoteProtocolError(
-                        f"frame length {n} exceeds the maximum of {MAX_FRAME}", "too_large"
+                        f"frame length {n} exceeds the maximum of {self.max_frame}", "too_large"
                     )
                 if n == 0:
                     raise RemoteProtocolError("empty frame", "bad_frame")

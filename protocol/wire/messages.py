@@ -17,6 +17,12 @@ PROTOCOL_VERSION = (1, 2)
 VERSION_STRING = f"{PROTOCOL_VERSION[0]}.{PROTOCOL_VERSION[1]}"
 MAX_NAME = 32
 MAX_CHAT = 300
+MAX_TEXT = 512
+"""Longest ``message`` of an ``error`` or a ``result`` (longer ones are clipped)."""
+MAX_PAGE = 100
+"""Most table summaries in one ``tables`` message (a page: ``list_tables.offset``)."""
+TURN_TIMER_MAX = 3600
+"""Longest turn timer a table may have, in seconds."""
 ROLES = ("player", "bot", "spectator")
 
 Message = dict[str, Any]
@@ -70,10 +76,17 @@ SPECS: dict[str, Spec] = {
         "server": _f("str", "server name", max_len=64),
     }),
     # --- lobby -------------------------------------------------------------------
-    "list_tables": Spec(CLIENT, "Ask for the tables."),
+    "list_tables": Spec(CLIENT, "Ask for the tables (one page of them).", {
+        "offset": _f("int", "1.3: skip this many tables (the next page starts at offset + "
+                     "the number listed)", optional=True),
+        "limit": _f("int", f"1.3: at most this many tables (1–{MAX_PAGE}; default and "
+                    f"largest {MAX_PAGE})", optional=True),
+    }),
     "tables": Spec(SERVER, "The tables (answer to list_tables).", {
         "tables": _f("list", "table summaries: {id, name, settings, seats, status, "
                      "spectators}", max_len=1024),
+        "total": _f("int", "1.3: how many tables the server lists in all", optional=True),
+        "offset": _f("int", "1.3: the offset of this page", optional=True),
     }),
     "create_table": Spec(CLIENT, "Create a table; the creator is seated at it.", {
         "settings": _f("map", "game settings: players, vp_target, balanced_map, "
@@ -108,6 +121,8 @@ SPECS: dict[str, Spec] = {
         "status": _f("str", "waiting, playing or finished", max_len=16),
         "can_start": _f("bool", "1.2, waiting tables only: whether you may start it",
                         optional=True),
+        "paused": _f("str", "1.3: why the table refuses actions now (`storage`: the server "
+                     "cannot save them); absent while it plays", optional=True, max_len=32),
     }),
     "start": Spec(CLIENT, "Creator only: fill empty seats with bots and start now."),
     "leave": Spec(CLIENT, "Leave the table. During a game the seat is kept for its resume "
@@ -205,7 +220,12 @@ ERROR_CODES: dict[str, str] = {
     "server_shutdown": "the server is shutting down",
     "replaced": "the seat was resumed from another connection; this one closes",
     "too_many_connections": "the server (or your address) has too many connections",
-    "too_many_tables": "this connection created the most tables it may",
+    "too_many_tables": "the server, or your address, has the most open tables it may",
+    "too_many_bots": "the server, or your address, runs the most bot processes it may",
+    "too_many_spectators": "the table, or your address, has the most spectators it may",
+    "frame_timeout": "a frame was started and not finished in time",
+    "storage_unavailable": "the server cannot save actions now: the table refuses them "
+                           "until it can, then resumes by itself",
     "acted_for_you": "not an error of yours: the server played for your seat (turn timer, "
                      "or a disconnect during a trade); the message names the action",
     "internal_error": "the server failed; the action was not applied",
@@ -213,6 +233,55 @@ ERROR_CODES: dict[str, str] = {
 """Connection-level error codes. Rejected actions carry the engine's codes
 (``not_your_turn``, ``illegal_action``, ``cannot_afford``, ... see
 docs/PROTOCOL.md)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """One game setting of ``create_table.settings``: ``kind`` int or bool, its
+    default, and for an int its bounds ``low`` … ``high``."""
+
+    kind: str
+    default: int | bool
+    doc: str
+    low: int = 0
+    high: int = 0
+
+
+SETTINGS: dict[str, Setting] = {
+    "players": Setting("int", 4, "2 (the two-player variant), 3 or 4", 2, 4),
+    "vp_target": Setting("int", 10, "victory points to win", 3, 20),
+    "turn_cap": Setting("int", 0, "turns after which the game stops with no winner; 0: no "
+                        "cap (automated runs)", 0, 10000),
+    "balanced_map": Setting("bool", False, "balanced map"),
+    "shuffle_harbors": Setting("bool", False, "harbors shuffled"),
+    "harbor_delay": Setting("bool", False, "a harbor is usable from the turn after it was "
+                            "settled"),
+    "strict_phases": Setting("bool", False, "no trading after the first paid build of a "
+                             "turn"),
+}
+"""Every game setting with its bounds: the server refuses anything else with
+``bad_settings``; unknown keys are ignored."""
+
+
+def check_settings(settings: Any) -> dict[str, Any]:
+    """The known settings of ``settings`` (a ``create_table.settings`` map),
+    each checked against :data:`SETTINGS`; missing ones are left out (they take
+    their defaults). Raises :class:`ProtocolError` with code ``bad_settings``."""
+    if not isinstance(settings, dict):
+        raise ProtocolError("settings are a map", "bad_settings")
+    out: dict[str, Any] = {}
+    for name, s in SETTINGS.items():
+        v = settings.get(name)
+        if v is None:
+            continue
+        if s.kind == "bool":
+            if not isinstance(v, bool):
+                raise ProtocolError(f"{name} must be true or false", "bad_settings")
+        elif isinstance(v, bool) or not isinstance(v, int) or not s.low <= v <= s.high:
+            raise ProtocolError(f"{name} must be an integer from {s.low} to {s.high}",
+                                "bad_settings")
+        out[name] = v
+    return out
 
 
 _KIND_TYPES: dict[str, tuple[type, ...]] = {

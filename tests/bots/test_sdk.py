@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -155,3 +156,87 @@ async def test_every_builtin_bot_plays_over_tcp_without_an_illegal_action() -> N
             assert all(o.finished and o.rejected == 0 and o.fallbacks == 0 for o in outcomes)
         finally:
             await srv.close()
+
+
+# -- a server that is not to be trusted ---------------------------------------------------
+
+
+class Tracking(RandomBot):
+    """A bot that follows the events (the SDK then decodes them)."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        super().__init__(seed)
+        self.seen: list[Any] = []
+
+    def on_events(self, seat: int, events: Sequence[Any]) -> None:
+        self.seen.extend(events)
+
+
+async def _hostile(script: list[dict[str, Any]], stay: bool = True
+                   ) -> tuple[asyncio.base_events.Server, list[dict[str, Any]]]:
+    """A fake server: welcome, then ``script``, then silence; it records what
+    the client sends."""
+    from protocol.wire import FrameDecoder, encode_frame
+
+    got: list[dict[str, Any]] = []
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        conn = FrameDecoder()
+        with contextlib.suppress(Exception):
+            while not got:
+                got.extend(conn.feed(await reader.read(65536)))
+            writer.write(encode_frame({"type": "welcome", "version": "1.2", "session": "s",
+                                       "resume_token": "t", "server": "evil"}))
+            while len(got) < 2:  # the join
+                got.extend(conn.feed(await reader.read(65536)))
+            for msg in script:
+                writer.write(encode_frame(msg))
+            await writer.drain()
+            while data := await reader.read(65536):
+                got.extend(conn.feed(data))
+
+    return await asyncio.start_server(handle, "127.0.0.1", 0), got
+
+
+JOINED = {"type": "joined", "table": "t1", "seat": 0,
+          "settings": Settings(players=3).to_dict()}
+
+
+@pytest.mark.parametrize("bad", [
+    {"type": "events", "version": 1, "events": [1, "two"]},
+    {"type": "events", "version": 1, "events": [{"no": "type"}]},
+    {"type": "legal", "version": 0, "actions": [{"type": "fly_to_the_moon"}]},
+    {"type": "legal", "version": 0, "actions": [{"type": "end_turn"}]},  # before any view
+], ids=["events-not-maps", "events-no-type", "unreadable-action", "legal-before-view"])
+async def test_item11_a_malformed_server_message_ends_with_a_clear_error(
+        bad: dict[str, Any]) -> None:
+    from protocol.wire import RemoteProtocolError
+
+    script = [JOINED, {"type": "game_started", "table": "t1"}, bad]
+    if bad["type"] == "legal" and bad["actions"][0]["type"] != "end_turn":
+        script.insert(2, {"type": "view", "version": 0, "view": {"seat": 0, "phase": "main"}})
+    srv, _ = await _hostile(script)
+    try:
+        with pytest.raises(RemoteProtocolError, match="malformed") as info:
+            await asyncio.wait_for(run_bot(Tracking(1), "127.0.0.1",
+                                           srv.sockets[0].getsockname()[1], table="t1",
+                                           read_timeout=5), 10)
+        assert info.value.code == "bad_message"
+    finally:
+        srv.close()
+
+
+async def test_item11_a_silent_server_is_pinged_then_given_up() -> None:
+    srv, got = await _hostile([JOINED])
+    try:
+        loop = asyncio.get_running_loop()
+        t0 = loop.time()
+        with pytest.raises(ConnectionError, match="no answer"):
+            await asyncio.wait_for(run_bot(RandomBot(1), "127.0.0.1",
+                                           srv.sockets[0].getsockname()[1], table="t1",
+                                           reconnect=False, keepalive=0.1,
+                                           read_timeout=0.4), 10)
+        assert loop.time() - t0 < 2
+        assert any(m["type"] == "ping" for m in got)
+    finally:
+        srv.close()

@@ -29,6 +29,17 @@ def test_properties_announced() -> None:
     assert service_properties("Friday", 3)["tables"] == "3"
 
 
+def test_tls_is_announced_and_found() -> None:
+    assert "tls" not in service_properties("Friday")
+    props = service_properties("Friday", 2, tls=True)
+    assert props["tls"] == "1"
+    found = parse_service(f"Friday on box:7878.{SERVICE_TYPE}", ["192.168.1.20"], 7878,
+                          {k.encode(): v.encode() for k, v in props.items()})
+    assert found is not None and found.tls
+    plain = parse_service("x", ["10.0.0.2"], 1, {"tls": "yes"})
+    assert plain is not None and not plain.tls  # only "1" means TLS
+
+
 def test_parse_service() -> None:
     found = parse_service(f"Friday on box:7878.{SERVICE_TYPE}",
                           ["127.0.0.1", "fe80::1", "192.168.1.20"], 7878,

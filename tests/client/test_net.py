@@ -400,3 +400,45 @@ async def test_a_stale_stored_token_is_dropped_quietly(server: Server,
     assert stored is not None and stored.token != "no-such-token"
     assert stored.table == d.model.table
     assert StateFile().get("127.0.0.1:1") is not None
+
+
+async def test_item11_a_flooding_server_cannot_grow_the_inbox(
+        drivers: Callable[..., Driver], monkeypatch: pytest.MonkeyPatch) -> None:
+    """While the UI does not poll, the connection stops reading: the inbox stays
+    bounded however fast the server sends; once the UI polls, reading goes on."""
+    import client.net as net_module
+    from protocol.wire import FrameDecoder, encode_frame
+
+    monkeypatch.setattr(net_module, "MAX_INBOX", 40)
+    monkeypatch.setattr(net_module, "MAX_INBOX_BYTES", 64 * 1024)
+    flood = 3000
+    sent = 0
+    summary = {"id": "t", "name": "x" * 32, "settings": Settings(players=3).to_dict(),
+               "seats": [], "status": "waiting", "spectators": 0}
+
+    async def flooder(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal sent
+        decoder = FrameDecoder()
+        with contextlib.suppress(Exception):
+            while not decoder.feed(await reader.read(65536)):
+                pass
+            writer.write(encode_frame({"type": "welcome", "version": "1.2", "session": "s",
+                                       "resume_token": "t", "server": "flood"}))
+            for _ in range(flood):
+                writer.write(encode_frame({"type": "tables", "tables": [summary] * 40}))
+                sent += 1
+                await writer.drain()
+            await reader.read()
+
+    srv = await asyncio.start_server(flooder, "127.0.0.1", 0)
+    try:
+        d = drivers(srv.sockets[0].getsockname()[1])
+        await asyncio.sleep(1.0)  # the UI is busy: nobody polls
+        with d.net._lock:
+            waiting = len(d.net._inbox)
+        assert waiting <= 40 + 10  # the cap, plus one read's worth
+        assert sent < flood  # the server is held back (its socket buffers are full)
+        await d.until(lambda d: sum(m["type"] == "tables" for m in d.received) >= 400, 20)
+        assert d.model.connection == ONLINE
+    finally:
+        srv.close()

@@ -212,8 +212,8 @@ async def test_kill_9_soak_100_kills(tmp_path: Path) -> None:
 
 
 def test_group_commit_queues_rows_until_commit(tmp_path: Path) -> None:
-    """Action rows are queued and written in one transaction; any other write
-    commits them first, so the log keeps its order."""
+    """Action rows and every other write are queued and written, in order, in
+    one transaction."""
     storage = Storage(tmp_path / "k.db")
     reader = Storage(tmp_path / "k.db")  # another connection sees committed rows only
     try:
@@ -227,24 +227,37 @@ def test_group_commit_queues_rows_until_commit(tmp_path: Path) -> None:
             "SELECT version, action, outcome FROM actions ORDER BY version").fetchall() == [
             (1, '{"type": "roll"}', "[3, 4]"), (2, '{"type": "end_turn"}', None)]
         storage.append_action("t1", 3, 1, {"type": "roll"}, (1, 1))
-        storage.save_token("tok", "t1", 1)  # commits the queued row first
+        storage.save_token("tok", "t1", 1)  # queued behind the row
+        assert storage.pending == 2
+        assert reader.db.execute("SELECT COUNT(*) FROM tokens").fetchone() == (0,)
+        storage.commit()
         assert reader.db.execute("SELECT COUNT(*) FROM actions").fetchone() == (3,)
+        assert reader.db.execute("SELECT COUNT(*) FROM tokens").fetchone() == (1,)
     finally:
         reader.close()
         storage.close()
 
 
-def test_a_failed_commit_keeps_the_rows_for_the_next(tmp_path: Path) -> None:
+def test_a_failed_commit_writes_nothing_and_keeps_the_queue(tmp_path: Path) -> None:
+    """A commit is all or nothing: after a failure nothing of the queue is in the
+    database and the queue is kept; the action rows can be taken back while the
+    other writes wait for the next commit."""
+    from server.storage import StorageError
+
     storage = Storage(tmp_path / "k.db")
     try:
-        storage.append_action("t1", 1, 0, {"type": "roll"}, None)
-        storage.append_action("t1", 1, 0, {"type": "roll"}, None)  # duplicate key
-        with pytest.raises(Exception, match="UNIQUE"):
+        storage.save_token("tok", "t1", 0)
+        storage.append_action("t1", 1, 0, {"type": "roll"}, None, seq=1)
+        storage.append_action("t1", 1, 0, {"type": "roll"}, None, seq=2)  # duplicate key
+        with pytest.raises(StorageError, match="UNIQUE"):
             storage.commit()
-        assert storage.pending == 2 and not storage.db.in_transaction
-        storage._rows.pop()
+        assert storage.pending == 3 and storage.pending_actions == 2
+        assert not storage.db.in_transaction
+        assert storage.db.execute("SELECT COUNT(*) FROM tokens").fetchone() == (0,)
+        assert storage.discard_actions("t1") == 2
         storage.commit()
-        assert storage.db.execute("SELECT COUNT(*) FROM actions").fetchone() == (1,)
+        assert storage.db.execute("SELECT COUNT(*) FROM actions").fetchone() == (0,)
+        assert storage.db.execute("SELECT token FROM tokens").fetchall() == [("tok",)]
     finally:
         storage.close()
 
@@ -258,9 +271,11 @@ def _stored_table(storage: Storage, tid: str, status: str, created: float) -> No
     storage.save_table(SimpleNamespace(id=tid, name=tid, settings=Settings(players=3), seed=1,
                                        creator="x", turn_timer=0.0, status=status,
                                        seats=seats))
+    storage.commit()
     storage.db.execute("UPDATE tables SET created = ? WHERE id = ?", (created, tid))
     storage.append_action(tid, 1, 0, {"type": "roll"}, (2, 3))
     storage.save_token(f"tok-{tid}", tid, 0)
+    storage.commit()
 
 
 def test_prune_deletes_only_old_finished_games(tmp_path: Path) -> None:
@@ -350,6 +365,7 @@ async def test_a_restored_waiting_table_goes_to_the_first_to_come_back(
             await asyncio.sleep(0.01)
         assert set(srv.tables) == {"waiting"}
         assert srv.storage is not None
+        await asyncio.sleep(0.05)  # the deletion is committed at the end of the loop turn
         assert srv.storage.db.execute(
             "SELECT id FROM tables WHERE status = 'waiting'").fetchall() == [("waiting",)]
         await c.close()

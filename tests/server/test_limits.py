@@ -119,17 +119,37 @@ async def test_connections_per_address_are_capped(server: Server, connect: Conne
     assert [m["code"] for m in msgs if m["type"] == "error"] == ["too_many_connections"]
 
 
-async def test_tables_per_connection_are_capped(server: Server, connect: Connect) -> None:
-    c = await connect("maker")
-    for _ in range(4):
-        await c.send({"type": "create_table", "settings": {"players": 3}, "seat": False})
+async def test_item4_open_tables_are_capped_per_address_not_per_connection(
+        server: Server, connect: Connect) -> None:
+    """The cap counts the tables open now (waiting or playing) created from one
+    address, whatever the connection: a new connection does not reset it, and
+    a table that closed no longer counts (one connection may create table after
+    table as each one ends)."""
+    from server.app import Limits
+
+    server.limits = Limits(tables_per_address=3)
+    serial = await connect("serial")
+    for _ in range(5):  # more than the cap, one after the other: each closes
+        await serial.send({"type": "create_table", "settings": {"players": 3}, "seat": False})
+        await serial.recv_type("joined")
+        await serial.send({"type": "leave"})
+        await serial.recv_type("left")
+    assert server.tables == {}
+    makers = [await connect(f"maker{i}") for i in range(3)]
+    for c in makers:  # each stays at its table: three open tables
+        await c.send({"type": "create_table", "settings": {"players": 3}})
         await c.recv_type("joined")
-        await c.send({"type": "leave"})
-        await c.recv_type("left")
-    await c.send({"type": "create_table", "settings": {"players": 3}, "seat": False})
-    err = await c.recv_type("error")
-    assert err["code"] == "too_many_tables"  # counted even though each one closed
-    assert server.tables == {}  # their creator left each before it started
+    extra = await connect("extra")
+    await extra.send({"type": "create_table", "settings": {"players": 3}})
+    assert (await extra.recv_type("error"))["code"] == "too_many_tables"
+    await makers[0].send({"type": "leave"})  # its table closes
+    await makers[0].recv_type("left")
+    await extra.send({"type": "create_table", "settings": {"players": 3}})
+    assert (await extra.recv_type("joined"))["seat"] == 0
+    again = await connect("again")  # a new connection: still the same address
+    await again.send({"type": "create_table", "settings": {"players": 3}})
+    assert (await again.recv_type("error"))["code"] == "too_many_tables"
+    assert len(server.tables) == 3
 
 
 async def test_a_resume_with_seen_gets_the_missed_events(server: Server,

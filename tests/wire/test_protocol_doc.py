@@ -108,6 +108,30 @@ def test_counts_and_constants() -> None:
     assert f"if n == 0 or n > {MAX_FRAME}" in DOC
 
 
+def test_limits_are_the_servers() -> None:
+    from protocol.wire.messages import MAX_PAGE, MAX_TEXT
+    from server.app import MAX_CONNECTIONS, MAX_PER_ADDRESS, Limits
+    from server.session import BURST, FRAME_DEADLINE, RATE
+
+    lim = Limits()
+    assert f"complete within **{FRAME_DEADLINE:g} seconds**" in DOC
+    assert f"one page of at most **{MAX_PAGE}** tables" in DOC
+    assert f"(at most {MAX_TEXT} characters)" in DOC
+    from protocol.wire import MAX_CLIENT_FRAME
+    from server.session import SPECTATOR_FLUSH
+
+    assert f"**MAX_CLIENT_FRAME = {MAX_CLIENT_FRAME}** bytes" in DOC
+    assert f"up to {SPECTATOR_FLUSH * 1000:g} ms" in DOC
+    text = section(r"7\.10 .*")
+    for row in (f"| {MAX_CONNECTIONS} / {MAX_PER_ADDRESS} |",
+                f"| {lim.tables} / {lim.tables_per_address} |",
+                f"| {lim.bots} / {lim.bots_per_address} |",
+                f"| {lim.spectators_per_table} / {lim.spectators_per_address} |",
+                f"| {RATE:g} / {BURST:g} |", f"| {FRAME_DEADLINE:g} s |", f"| {MAX_PAGE} |",
+                f"| {MAX_CLIENT_FRAME} bytes |"):
+        assert row in text, row
+
+
 # -- examples and hex dumps ----------------------------------------------------------
 
 
@@ -211,6 +235,8 @@ def _server_result_codes() -> set[str]:
         src = path.read_text(encoding="utf-8")
         for m in re.finditer(r'"type": "result",[^}]*?"code": "([a-z_]+)"', src, re.S):
             codes.add(m.group(1))
+        for m in re.finditer(r'\bresult\(\s*[^,()]+,\s*"([a-z_]+)"', src):
+            codes.add(m.group(1))  # table.result(seq, code, message)
     return codes
 
 
