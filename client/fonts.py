@@ -30,8 +30,11 @@ import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pygame
+
+from protocol.wire.text import clean_text
 
 #: families with Japanese glyphs, best first
 CJK_FAMILIES: tuple[str, ...] = (
@@ -350,6 +353,29 @@ def _bold_variant(path: str | None) -> str | None:
     return None
 
 
+class SafeFont(pygame.font.Font):
+    """A font that draws any string it is given: the one place the client's
+    text is drawn and measured, so text from a server (names, table names,
+    chat, error messages; a server may be hostile) is cleaned here with
+    :func:`protocol.wire.text.clean_text` — no NUL, control or bidirectional
+    override character reaches SDL_ttf, which refuses NUL and draws the rest
+    as boxes or reorders the line."""
+
+    def render(self, text: Any, antialias: Any, color: Any,
+               bgcolor: Any = None) -> pygame.Surface:
+        return super().render(_drawable(text), antialias, color, bgcolor)
+
+    def size(self, text: Any) -> tuple[int, int]:
+        w, h = super().size(_drawable(text))
+        return int(w), int(h)
+
+
+def _drawable(text: Any) -> str:
+    s = (text.decode("utf-8", "replace") if isinstance(text, bytes)
+         else text if isinstance(text, str) else str(text))
+    return s if s.isprintable() else clean_text(s)  # the common case costs one scan
+
+
 class Fonts:
     """``fonts.get(size, bold=False)`` (or ``fonts(size)``): a cached pygame font.
 
@@ -395,10 +421,10 @@ class Fonts:
         if font is None:
             path = self.bold_path if bold and self.bold_path else self.path
             try:
-                font = pygame.font.Font(path, key[0])
+                font = SafeFont(path, key[0])
                 font.size("Ag")  # a file that stopped being a font fails here, not later
             except Exception:
-                font = pygame.font.Font(None, key[0])
+                font = SafeFont(None, key[0])
             if bold and path is not self.bold_path:
                 font.set_bold(True)  # no bold file: pygame emboldens
             self._cache[key] = font

@@ -10,6 +10,7 @@ import pygame
 import pytest
 
 from client.discovery import FoundServer
+from client.fonts import Fonts
 from client.lobby import CreateTableDialog, LobbyScene, bot_kinds
 from client.scene import Context
 
@@ -343,3 +344,36 @@ def test_language_toggle(lobby: LobbyScene, hooks: Hooks, ctx: Context) -> None:
     refused.lang_toggle.value = "en"
     click(refused, refused.lang_toggle._cells()[0].center)
     assert refused.lang_toggle.value == "en"
+
+
+HOSTILE = ["nul\x00in the middle", "esc\x1b[31mred", "bidi \u202eevil\u202c", "two\nlines",
+           "\x00", "tab\tand\r\nbreaks", "\u2066isolate\u2069 \U0001f600 日本語"]
+
+
+def test_item1_hostile_strings_from_a_server_never_crash_the_lobby(
+        lobby: LobbyScene, ctx: Context, surface: pygame.Surface) -> None:
+    """Issue 15, item 1 (the client side): a server may send any string; the
+    lobby lists tables named with NUL, ESC, bidi overrides and line breaks,
+    with such player names, and draws every frame."""
+    online(ctx)
+    tables = []
+    for i, name in enumerate(HOSTILE):
+        t = summary(f"t{i}", name, ["human", "bot", "empty", "empty"])
+        t["seats"][0]["name"] = HOSTILE[-1 - i]
+        tables.append(t)
+    ctx.model.apply({"type": "tables", "tables": tables})
+    for row in range(len(tables)):
+        lobby.update(0.016)
+        lobby.draw(surface)
+        click(lobby, lobby.table_list.row_rect(row).center)
+    lobby.draw(surface)
+
+
+def test_item1_the_font_cleans_what_it_draws(fonts: Fonts) -> None:
+    font = fonts.get(14)
+    for text in HOSTILE:
+        img = font.render(text, True, (0, 0, 0))
+        assert img.get_width() == font.size(text)[0]
+    assert font.size("a\x00b") == font.size("ab")
+    assert font.size("bidi \u202eevil") == font.size("bidi evil")
+    assert font.render(b"bytes\x00", True, (0, 0, 0)).get_width() > 0
