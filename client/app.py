@@ -28,6 +28,7 @@ from typing import Any
 
 import pygame
 
+from . import palette
 from .discovery import Browser
 from .fonts import Fonts
 from .i18n import Translator
@@ -35,6 +36,8 @@ from .lobby import LAN_OFF, LobbyScene
 from .model import OFFLINE, ONLINE, RECONNECTING, ClientModel
 from .net import NetClient, parse_address
 from .scene import Context, Scene
+from .settings import SettingsFile
+from .sound import SoundBoard
 from .state_file import StateFile
 from .widgets import BAD, GOOD, PANEL_EDGE, TEXT_LIGHT, WARN, draw_text, fit_text
 
@@ -129,10 +132,18 @@ class App:
                  net_factory: Callable[..., NetClient] | None = None,
                  fonts: Fonts | None = None,
                  table_scene: Callable[[Context], Scene] | None = None,
-                 play: Any = None) -> None:
+                 play: Any = None, settings: SettingsFile | None = None,
+                 sound: bool = True) -> None:
         self.screen = open_window(size)
         pygame.font.init()
         pygame.key.set_repeat(400, 35)
+        self.settings_file = settings if settings is not None else SettingsFile()
+        self.settings = self.settings_file.load()
+        palette.use(self.settings.palette)
+        self.sound = SoundBoard(muted=self.settings.muted, volume=self.settings.volume,
+                                enabled=sound)
+        self._title = ""
+        self._chimed: tuple[Any, ...] | None = None  # the decision the last chime was for
         self.fonts = fonts if fonts is not None else Fonts(lang)
         self.fonts.set_lang(lang)
         self.model = ClientModel()
@@ -155,8 +166,8 @@ class App:
         self.ctx = Context(model=self.model, tr=Translator(self.fonts.lang), font=self.fonts.get,
                            send=self.send, quit=self.quit,
                            options={"size": self.screen.get_size(), "fonts": self.fonts,
-                                    "app": self})
-        pygame.display.set_caption(self.ctx.tr("app.title"))
+                                    "app": self, "sound": self.sound})
+        self._update_title()
         self.browser: Browser | None = None
         note: str | None = None
         if discover:
@@ -216,13 +227,57 @@ class App:
         """Switch the UI language; returns the one shown (English without a CJK font)."""
         shown = self.fonts.set_lang(lang)
         self.ctx.tr = Translator(shown)
-        pygame.display.set_caption(self.ctx.tr("app.title"))
+        self._update_title()
         if self.fonts.notice:
             self.toast(self.fonts.notice, info=True)
         return shown
 
     def quit(self) -> None:
         self.running = False
+
+    # -- settings: sound and palette ----------------------------------------------------
+
+    def toggle_mute(self) -> bool:
+        """M: sound off or on (kept in the settings file); returns whether muted."""
+        muted = self.sound.toggle_mute()
+        self.settings = self.settings.with_(muted=muted)
+        self.settings_file.save(self.settings)
+        self.toast(self.ctx.tr("app.sound_off" if muted else "app.sound_on"), info=True)
+        return muted
+
+    def toggle_palette(self) -> str:
+        """F3: the colour-blind palette (with seat marks) or the standard one."""
+        name = "standard" if palette.name() == "colorblind" else "colorblind"
+        palette.use(name)
+        self.settings = self.settings.with_(palette=name)
+        self.settings_file.save(self.settings)
+        self.toast(self.ctx.tr(f"app.palette_{name}"), info=True)
+        return name
+
+    def your_turn(self) -> bool:
+        """This seat owes a decision in a running game."""
+        m = self.model
+        view = m.view
+        return (m.seat is not None and view is not None and m.game_over is None
+                and view.get("phase") != "game_over" and m.seat in (view.get("to_act") or ()))
+
+    def _update_title(self) -> None:
+        """The window title says when it is your turn (a window in the background
+        shows it in the task bar), and a chime sounds once per turn (and once per
+        decision asked of you in another player's turn)."""
+        mine = self.your_turn()
+        title = self.ctx.tr("app.title_your_turn" if mine else "app.title")
+        if title != self._title:
+            self._title = title
+            pygame.display.set_caption(title)
+        if not mine:
+            return
+        view = self.model.view or {}
+        key = (self.model.table, view.get("turn"), view.get("current") == self.model.seat,
+               None if view.get("current") == self.model.seat else view.get("phase"))
+        if key != self._chimed:
+            self._chimed = key
+            self.sound.play("turn")
 
     # -- kaitaku play: the kept game -------------------------------------------------
 
@@ -315,6 +370,7 @@ class App:
         for event in pygame.event.get():
             self._event(event)
             changed = True
+        self._update_title()
         scenes = list(self.ctx.stack.scenes)
         self.ctx.stack.update(dt)
         changed |= self.ctx.stack.scenes != scenes  # a dialog opened or closed itself
@@ -344,6 +400,7 @@ class App:
         if self.browser is not None:
             self.browser.close()
             self.browser = None
+        self.sound.close()
         pygame.display.quit()
 
     # -- inside a frame ----------------------------------------------------------------
@@ -395,6 +452,9 @@ class App:
     def _event(self, event: pygame.event.Event) -> None:
         if event.type == pygame.QUIT:
             self.request_quit()
+            return
+        if event.type == pygame.KEYDOWN and event.key == pygame.K_F3:
+            self.toggle_palette()
             return
         if event.type in (pygame.VIDEORESIZE, pygame.WINDOWSIZECHANGED):
             surface = pygame.display.get_surface()

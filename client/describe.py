@@ -13,6 +13,8 @@ from typing import Any
 
 from protocol.rules.board import RESOURCES, TERRAIN_NAMES
 
+from . import palette
+
 Tr = Callable[..., str]
 
 DEV_NAMES = ("knight", "road_building", "year_of_plenty", "monopoly", "victory_point")
@@ -44,7 +46,8 @@ def seat_name(model: Any, tr: Tr, seat: int | None) -> str:
     if model is not None and model.view is not None:
         players = int(model.view.get("players", 0))
     if players == 2 and seat >= 2:
-        return tr(f"table.neutral.{seat}")
+        return tr(f"table.neutral_cb.{seat}" if palette.name() == "colorblind"
+                  else f"table.neutral.{seat}")
     seats = model.table_seats if model is not None else []
     if 0 <= seat < len(seats):
         name = seats[seat].get("name")

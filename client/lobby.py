@@ -15,6 +15,7 @@ from typing import Any
 
 import pygame
 
+from . import palette
 from .describe import player_name
 from .model import CONNECTING, OFFLINE
 from .net import parse_address
@@ -25,7 +26,6 @@ from .widgets import (
     GOOD,
     PANEL,
     PANEL_EDGE,
-    SEAT_COLORS,
     TEXT,
     TEXT_DIM,
     TEXT_LIGHT,
@@ -865,14 +865,14 @@ class CreateTableDialog(Scene):
             box.draw(surface, font(15))
         sx = self.seat_selectors[0].rect.x - 110
         draw_text(surface, f, tr("lobby.seat", n=1), (sx, self.you_pos[1]), TEXT_DIM, "midleft")
-        pygame.draw.circle(surface, SEAT_COLORS[0], (sx + 90, self.you_pos[1]), 8)
+        pygame.draw.circle(surface, palette.seat_color(0), (sx + 90, self.you_pos[1]), 8)
         pygame.draw.circle(surface, PANEL_EDGE, (sx + 90, self.you_pos[1]), 8, 1)
         draw_text(surface, font(17, True), tr("lobby.create.seat_you"),
                   (sx + 110, self.you_pos[1]), TEXT, "midleft")
         for i, sel in enumerate(self.seat_selectors[: self.players - 1]):
             draw_text(surface, f, tr("lobby.seat", n=i + 2), (sx, sel.rect.centery), TEXT_DIM,
                       "midleft")
-            pygame.draw.circle(surface, SEAT_COLORS[i + 1], (sx + 90, sel.rect.centery), 8)
+            pygame.draw.circle(surface, palette.seat_color(i + 1), (sx + 90, sel.rect.centery), 8)
             pygame.draw.circle(surface, PANEL_EDGE, (sx + 90, sel.rect.centery), 8, 1)
             sel.draw(surface, f)
         draw_text(surface, font(14), fit_text(font(14), tr("lobby.create.bots_last"),
@@ -888,7 +888,7 @@ class CreateTableDialog(Scene):
 def _seat_chip(surface: pygame.Surface, center: tuple[int, int], seat_no: int,
                seat: dict[str, Any], font: pygame.font.Font) -> None:
     """A seat's colour: a filled disc (human), a filled square (bot) or a ring (empty)."""
-    color = SEAT_COLORS[seat_no % len(SEAT_COLORS)]
+    color = palette.seat_color(seat_no)
     kind = seat.get("kind", "empty")
     x, y = center
     if kind == "bot":

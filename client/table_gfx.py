@@ -121,6 +121,42 @@ def hex_points(cx: float, cy: float, r: float) -> list[Point]:
              cy + r * math.sin(math.radians(-90 + 60 * i))) for i in range(6)]
 
 
+def mark_points(shape: str, cx: float, cy: float, r: float) -> list[Point] | None:
+    """The outline of a seat mark (:data:`client.palette.MARKS`) of radius ``r``;
+    None for the circle (drawn as a circle)."""
+    if shape == "triangle":
+        return [(cx, cy - r * 1.1), (cx + r * 1.05, cy + r * 0.75), (cx - r * 1.05, cy + r * 0.75)]
+    if shape == "square":
+        k = r * 0.86
+        return [(cx - k, cy - k), (cx + k, cy - k), (cx + k, cy + k), (cx - k, cy + k)]
+    if shape == "diamond":
+        k = r * 1.2
+        return [(cx, cy - k), (cx + k, cy), (cx, cy + k), (cx - k, cy)]
+    return None
+
+
+def draw_mark(surface: pygame.Surface, shape: str, center: Point, r: float,
+              color: Sequence[int], edge: Sequence[int] | None = None) -> None:
+    """A seat's mark (circle, triangle, square or diamond), ``edge``: an outline."""
+    cx, cy = center
+    if edge is not None:
+        pts = mark_points(shape, cx, cy, r + max(1.0, r * 0.3))
+        if pts is None:
+            aa_circle(surface, edge, center, r + max(1.0, r * 0.3))
+        else:
+            aa_polygon(surface, edge, pts)
+    pts = mark_points(shape, cx, cy, r)
+    if pts is None:
+        aa_circle(surface, color, center, r)
+    else:
+        aa_polygon(surface, color, pts)
+
+
+def mark_on(c: Color) -> Color:
+    """The colour of a mark drawn on a piece of colour ``c``."""
+    return (24, 24, 28) if (0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2]) > 140 else (250, 250, 250)
+
+
 def supersampled(size: tuple[int, int], draw: Callable[[pygame.Surface, float], None],
                  factor: int = 3) -> pygame.Surface:
     """Draw with ``draw(big_surface, factor)`` at ``factor`` times the size and

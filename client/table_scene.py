@@ -47,8 +47,9 @@ from protocol.rules import (
     TokenRobberHome,
 )
 
-from . import dialogs
-from .board_view import BoardView, Highlights, LastMove, last_move, owner_color
+from . import dialogs, palette
+from .board_view import BoardView, Highlights, LastMove, last_move, owner_color, piece_edge
+from .celebration import WIN_SECONDS, Celebrations
 from .describe import cards_text, describe
 from .intents import may_offer
 from .model import OFFLINE, ONLINE, RECONNECTING
@@ -74,7 +75,9 @@ from .table_gfx import (
     Color,
     dev_icon,
     die_face,
+    draw_mark,
     glyph,
+    mark_on,
     panel,
     resource_chip,
     resource_icon,
@@ -103,6 +106,12 @@ CATCH_UP = 24
 QUIET_SECONDS = 1.0
 """No animations this long after the connection came (back) online."""
 _UNSEEN = object()
+
+_CUES = {"dice_rolled": "roll", "road_built": "build", "settlement_built": "build",
+         "city_built": "build", "trade_completed": "trade", "maritime_traded": "trade",
+         "robber_moved": "robber", "longest_road_changed": "award",
+         "largest_army_changed": "award", "game_over": "win"}
+"""The sound cue (:mod:`client.sound`) of each event that arrives as news."""
 
 _PLACEMENT_PHASES = frozenset({"setup_settlement", "setup_road", "road_building", "move_robber",
                                "neutral_road", "neutral_settlement"})
@@ -186,6 +195,8 @@ class TableScene(Scene):
         self.piece_anim = 0.0
         self.piece_new: tuple[str, int] | None = None  # hidden in the chrome while it appears
         self.gains: dict[int, tuple[int, float]] = {}  # resource -> (cards gained, seconds left)
+        self.cheers = Celebrations()  # Longest Road, Largest Army, the win
+        self.win_wait = 0.0  # seconds the win is celebrated before the final scores open
         self._make_buttons()
         self._layout()
 
@@ -294,7 +305,14 @@ class TableScene(Scene):
 
     @property
     def animating(self) -> bool:
-        return bool(self.dice_anim or self.robber_anim or self.piece_anim or self.gains)
+        return bool(self.dice_anim or self.robber_anim or self.piece_anim or self.gains
+                    or self.cheers.running or self.win_wait)
+
+    def _cue(self, name: str) -> None:
+        """Play a sound cue (when the window has sound)."""
+        sound = self.ctx.options.get("sound")
+        if sound is not None:
+            sound.play(name)
 
     def _fresh_events(self) -> list[dict[str, Any]]:
         """The events that arrived since the last update, when they are news: none on
@@ -336,6 +354,8 @@ class TableScene(Scene):
         if not self.piece_anim:
             self.piece_new = None
         self.gains = {res: (n, left - dt) for res, (n, left) in self.gains.items() if left > dt}
+        self.cheers.update(dt)
+        self.win_wait = max(0.0, self.win_wait - dt)
         if self.dice_anim:
             self._dice_flip -= dt
             if self._dice_flip <= 0:
@@ -347,8 +367,13 @@ class TableScene(Scene):
         fresh = self._fresh_events()
         seat = self.ctx.model.seat
         built = False
+        cues: list[str] = []
         for event in fresh:
             kind = event.get("type")
+            if kind in _CUES:
+                cues.append(_CUES[kind])
+            if kind in ("longest_road_changed", "largest_army_changed", "game_over"):
+                self._cheer(event)
             if kind == "dice_rolled" and len(event.get("dice") or ()) == 2:
                 self.dice_rolled = tuple(int(v) for v in event["dice"])
                 self.dice_anim = DICE_SECONDS
@@ -372,6 +397,34 @@ class TableScene(Scene):
             if piece is not None:
                 self.piece_new = piece
                 self.piece_anim = PIECE_SECONDS
+        for name in dict.fromkeys(cues):  # each cue once per batch
+            self._cue(name)
+
+    def _cheer(self, event: dict[str, Any]) -> None:
+        """A celebration toast for Longest Road, Largest Army or the win."""
+        tr = self.ctx.tr
+        kind = event.get("type")
+        m = self.ctx.model
+        if kind == "game_over":
+            winner = event.get("winner")
+            if not isinstance(winner, int):
+                return
+            text = tr("table.cheer.you_win") if winner == m.seat else \
+                tr("table.cheer.win", name=self.ui.seat_name(winner))
+            self.cheers.start(text, (196, 136, 24), "win")
+            self.win_wait = WIN_SECONDS
+            return
+        holder = event.get("holder")
+        if kind == "longest_road_changed":
+            what, color, n = "longest_road", (176, 112, 40), event.get("length")
+        else:
+            what, color, n = "largest_army", (150, 60, 60), event.get("knights")
+        if isinstance(holder, int):
+            key = f"table.cheer.{what}_you" if holder == m.seat else f"table.cheer.{what}"
+            text = tr(key, name=self.ui.seat_name(holder), n=n)
+        else:
+            text = tr(f"table.cheer.{what}_open")
+        self.cheers.start(text, color, what)
 
     def dice_shown(self) -> tuple[int, ...]:
         """The faces the dice display shows now (tumbling, or the last roll)."""
@@ -383,6 +436,9 @@ class TableScene(Scene):
 
     def handle(self, event: pygame.event.Event) -> bool:
         self._derive()
+        if self.win_wait and event.type in (pygame.MOUSEBUTTONDOWN, pygame.KEYDOWN):
+            self.win_wait = 0.0  # to the final scores at once
+            return True
         if event.type == pygame.VIDEORESIZE:
             self.resized((event.w, event.h))
             return False
@@ -450,6 +506,8 @@ class TableScene(Scene):
         if self.highlights is not None:
             self.board.draw_highlights(surface, self.highlights, self.hover, self.pulse)
         self._draw_banner(surface)
+        if self.cheers.running:
+            self.cheers.draw(surface, self.rects["board"], self.ui.text, self.ui.scale)
         self._draw_timer(surface)
         self._draw_hand_hover(surface, view)
         self._draw_reason(surface)
@@ -461,7 +519,7 @@ class TableScene(Scene):
         """Everything that changes only with the model, drawn once per change: each
         region of the screen is redrawn only when what it shows changed."""
         m = self.ctx.model
-        base = (self.size, self.ui.scale, id(self.ctx.tr))
+        base = (self.size, self.ui.scale, id(self.ctx.tr), palette.name())
         events, chat = m.events, m.chat
         you = view.get("you") or {}
         keys: dict[str, tuple[Any, ...]] = {
@@ -654,6 +712,7 @@ class TableScene(Scene):
         spots: dict[tuple[str, int], Action] = {}
         ghost = None
         color: Color = owner_color(me, self._players()) if me is not None else (255, 255, 255)
+        owner = me
         if self.mode is not None and (phase != "main" or not any(
                 type(a) is {"road": BuildRoad, "settlement": BuildSettlement,
                             "city": BuildCity}[self.mode] for a in legal)):
@@ -684,21 +743,25 @@ class TableScene(Scene):
                     spots[("hex", a.hex)] = a
                     ghost = "robber"
                     color = (255, 255, 255)
+                    owner = None
                 elif isinstance(a, BuildNeutralRoad) and a.neutral == self.neutral:
                     spots[("edge", a.edge)] = a
                     ghost = "road"
                     color = owner_color(a.neutral, self._players())
+                    owner = a.neutral
                 elif isinstance(a, BuildNeutralSettlement) and a.neutral == self.neutral:
                     spots[("node", a.node)] = a
                     ghost = "settlement"
                     color = owner_color(a.neutral, self._players())
+                    owner = a.neutral
         self.spots = spots
         self.highlights = None
         if spots:
             self.highlights = Highlights(
                 nodes=[i for k, i in spots if k == "node"],
                 edges=[i for k, i in spots if k == "edge"],
-                hexes=[i for k, i in spots if k == "hex"], color=color, ghost=ghost)
+                hexes=[i for k, i in spots if k == "hex"], color=color, ghost=ghost,
+                owner=owner)
         self._set_buttons(legal, view, pending)
         self.prompt, self.prompt_mine = self._prompt(view, legal, pending)
         neutral_choice = {a.neutral for a in legal
@@ -866,7 +929,7 @@ class TableScene(Scene):
         """Open the dialog a pending decision needs (and the game-over screen)."""
         m = self.ctx.model
         if m.game_over is not None:
-            if not self._over_shown:
+            if not self._over_shown and not self.win_wait:
                 self._over_shown = True
                 self._close_dialogs()
                 self.ctx.stack.push(dialogs.GameOverDialog(self.ctx, self.ui))
@@ -1009,6 +1072,16 @@ class TableScene(Scene):
         if event.key == pygame.K_ESCAPE and self.ctx.model.table is not None:
             self._leave()  # nothing else to cancel: leave the table? (asks first)
             return True
+        if event.key == pygame.K_m:  # sound off / on
+            app = self.ctx.options.get("app")
+            if app is not None:
+                app.toggle_mute()
+                return True
+            sound = self.ctx.options.get("sound")
+            if sound is not None:
+                sound.toggle_mute()
+                return True
+            return False
         if event.key == pygame.K_F2:  # switch 日本語 / English (everything relabels)
             app = self.ctx.options.get("app")
             if app is not None:
@@ -1231,6 +1304,9 @@ class TableScene(Scene):
         av = (rect.x + px(26), rect.y + px(26))
         pygame.draw.circle(surface, shade(col, -0.5), av, px(18))
         pygame.draw.circle(surface, col, av, px(16))
+        if palette.marks_on():  # the seat's mark, as on its pieces
+            mx, my = av[0] + px(14), av[1] - px(13)
+            draw_mark(surface, palette.mark(q), (mx, my), px(5), mark_on(col), piece_edge(col))
         seats = m.table_seats
         info = seats[q] if q < len(seats) else {}
         kind = info.get("kind", "human")

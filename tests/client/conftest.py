@@ -13,7 +13,8 @@ is imported, so every test runs headless. Fixtures:
   ``size``, ``surface``, ``sent`` and ``fonts``;
 - ``make_ctx(lang="ja")``: the same for another language;
 - ``state_dir`` (automatic): ``KAITAKU_STATE_DIR`` points at a fresh folder, and so
-  does ``KAITAKU_DATA_DIR`` (``kaitaku play``'s kept game);
+  do ``KAITAKU_DATA_DIR`` (``kaitaku play``'s kept game) and ``KAITAKU_CONFIG_DIR``
+  (the window's settings);
 - ``server`` and ``connect``: a real server on a loopback port and raw clients
   to it (from ``tests/server/conftest.py``).
 """
@@ -48,6 +49,7 @@ def state_dir(tmp_path_factory: pytest.TempPathFactory,
     path = tmp_path_factory.mktemp("state")
     monkeypatch.setenv("KAITAKU_STATE_DIR", str(path))
     monkeypatch.setenv("KAITAKU_DATA_DIR", str(tmp_path_factory.mktemp("data")))
+    monkeypatch.setenv("KAITAKU_CONFIG_DIR", str(tmp_path_factory.mktemp("config")))
     return path
 
 
