@@ -298,15 +298,42 @@ class App:
         self._reclaim = True
         self._reconnect()
 
-    def new_game(self) -> None:
-        """Start a new game against the bots (``kaitaku play``); the kept one is given up."""
+    def new_game(self, like: dict[str, Any] | None = None) -> None:
+        """Start a new game against the bots (``kaitaku play``); the kept one is given
+        up. ``like``: a finished table's settings and bots to play again
+        (:func:`client.rematch.rematch_request`)."""
         if self.play is None:
             return
         self.play.forget_last()
         self.offer = None
-        self._auto_create = self.play.new_game(self.ctx.tr.lang)
+        self._auto_create = self.play.new_game(self.ctx.tr.lang, like=like)
         if self.model.table is not None:  # a finished game: a fresh session for the new one
             self._reconnect()
+
+    def rematch_kind(self) -> str | None:
+        """What the game-over screen offers: ``"again"`` (``kaitaku play``: the same
+        bots on a new board), ``"rematch"`` (this window created the table on a
+        server: a new table with the same settings and bots, that others can join),
+        or None."""
+        if self.play is not None:
+            return "again"
+        if self.lobby.created is not None and self.lobby.creator_of == self.model.table \
+                and self.model.table is not None:
+            return "rematch"
+        return None
+
+    def rematch(self) -> None:
+        """Play the finished table again: same seats and settings, a new board."""
+        from .rematch import rematch_request
+
+        kind = self.rematch_kind()
+        if kind == "again":
+            self.new_game(like=rematch_request(self.model))
+        elif kind == "rematch":
+            spec = rematch_request(self.model, self.lobby.created)
+            if spec is not None:
+                self._auto_create = spec  # created once we are back in the lobby
+                self.send({"type": "leave"})
 
     def playing(self) -> bool:
         """In a running game with a seat (leaving or closing would cost something)."""
@@ -360,6 +387,7 @@ class App:
             for msg in self.net.poll():
                 self.model.apply(msg)
                 changed = True
+        self.lobby.track_created()
         toasts = len(self.toasts)
         self._notice_changes(dt)
         changed |= len(self.toasts) != toasts

@@ -24,6 +24,13 @@ _BUILTIN_BOT = re.compile(r"(random|greedy|heuristic|search)-bot(?: ([1-4]))?")
 """The names the server gives the built-in bots it starts (``heuristic-bot 2``)."""
 
 
+def builtin_bot(name: str, kind: str | None) -> str | None:
+    """The built-in bot kind (random, greedy, heuristic, search) of a bot seat the
+    server named (``heuristic-bot 2``); None for anyone else."""
+    m = _BUILTIN_BOT.fullmatch(name) if kind == "bot" else None
+    return m.group(1) if m is not None else None
+
+
 def player_name(name: str, kind: str | None, tr: Tr) -> str:
     """A seat's name as the players see it: a built-in bot by its level
     ("Bot 2 (Normal)"), anybody else by the name they chose."""

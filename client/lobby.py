@@ -103,6 +103,8 @@ class LobbyScene(Scene):
         self.message: str | None = None  # a local problem (bad address, ...)
         self.address_text = address
         self.creator_of: str | None = None  # the table this client created
+        self.created: Message | None = None  # the create_table message it was created with
+        self._create_msg: Message | None = None
         self._create_pending = False
         self._errors_seen = 0
         self._refresh_in = 0.0
@@ -201,8 +203,22 @@ class LobbyScene(Scene):
         if turn_timer:
             msg["turn_timer"] = int(turn_timer)
         self._create_pending = True
+        self._create_msg = msg
         self._errors_seen = self.ctx.model.error_count
         self.ctx.send(msg)
+
+    def track_created(self) -> None:
+        """Remember the table this client created, and with what (the App calls
+        this every frame: a table full of bots starts before the lobby updates)."""
+        model = self.ctx.model
+        if model.table != self._last_table:
+            if model.table is not None and self._create_pending:
+                self.creator_of = model.table
+                self.created = self._create_msg
+            self._create_pending = False
+            self._last_table = model.table
+        if self._create_pending and model.error_count > self._errors_seen:
+            self._create_pending = False  # the server refused the table
 
     def join(self, table: str, seat: int | None = None) -> None:
         msg: Message = {"type": "join", "table": table}
@@ -337,14 +353,7 @@ class LobbyScene(Scene):
         for inp in self.inputs:
             inp.update(dt)
             inp.enabled = mode == "offline"
-        # our own table: remember that we created it
-        if model.table != self._last_table:
-            if model.table is not None and self._create_pending:
-                self.creator_of = model.table
-            self._create_pending = False
-            self._last_table = model.table
-        if self._create_pending and model.error_count > self._errors_seen:
-            self._create_pending = False  # the server refused the table
+        self.track_created()
         # refresh the table list now and then while online
         online = mode in ("lobby", "waiting")
         if mode != self._last_mode:  # connected, joined, left: a fresh list

@@ -121,7 +121,8 @@ BUTTON_LABELS = {"roll": "table.btn.roll", "end": "table.btn.end_turn",
                  "road": "table.btn.road", "settlement": "table.btn.settlement",
                  "city": "table.btn.city", "buy": "table.btn.buy_dev",
                  "cards": "table.btn.cards", "trade": "table.btn.trade", "bank": "table.btn.bank",
-                 "tokens": "table.btn.tokens", "leave": "table.btn.leave"}
+                 "tokens": "table.btn.tokens", "leave": "table.btn.leave",
+                 "results": "table.btn.results"}
 """The translation key of each button's label."""
 
 
@@ -217,6 +218,7 @@ class TableScene(Scene):
         b["bank"] = TButton("bank", "", self._open_bank, icon="bank")
         b["tokens"] = TButton("tokens", "", self._open_tokens, icon="token")
         b["leave"] = TButton("leave", "", self._leave)
+        b["results"] = TButton("results", "", self.show_results)  # at game over
         for name, btn in b.items():
             btn.label = tr(BUTTON_LABELS[name])
         self._tr = tr
@@ -236,6 +238,7 @@ class TableScene(Scene):
         self._log_key = ()
         self._chat_key = ()
         self._banner_key = ()
+        self._layout()  # button widths follow their labels
 
     # -- Scene API ----------------------------------------------------------------------------
 
@@ -296,10 +299,10 @@ class TableScene(Scene):
         if self.log_scroll and time.monotonic() - self._log_scrolled_at > LOG_RETURN_SECONDS:
             self.log_scroll = self.log_new = 0  # back to the newest line by itself
         self._derive()
+        self._animate(dt)  # news first: a win is celebrated before the scores open
         self._auto_dialogs()
         self.trade_panel.update()
         self.trade_panel.auto_decline()
-        self._animate(dt)
 
     # -- animations ------------------------------------------------------------------------
 
@@ -468,7 +471,7 @@ class TableScene(Scene):
         for btn in self.buttons.values():
             if btn.handle(event):
                 return True
-        if self.log_cue.collidepoint(event.pos) and not self.trade_panel.visible:
+        if self.log_cue.collidepoint(event.pos):
             self.log_scroll = self.log_new = 0
             return True
         for owner, rect in self.neutral_rects.items():
@@ -525,7 +528,7 @@ class TableScene(Scene):
         keys: dict[str, tuple[Any, ...]] = {
             "board": (*self._pieces_key(view), self.last_move(), self.piece_new),
             "top": (tuple(view["bank"]), view["dev_deck"], view.get("turn"), view.get("phase"),
-                    m.connection),
+                    m.connection, m.game_over is not None),
             "players": (repr(view["seats"]), view.get("current"), view.get("turn"),
                         tuple(view.get("to_act", ())),
                         view.get("phase"), view.get("longest_road"), view.get("largest_army"),
@@ -533,7 +536,8 @@ class TableScene(Scene):
                         repr((m.game_over or {}).get("scores"))),
             "histogram": (tuple(m.dice), tuple(view.get("last_roll") or ())),
             "log": (len(events), id(events[-1]) if events else 0, self.log_scroll, self.log_new,
-                    id(m.table_seats), len(self.notes), bool(self.dice_anim)),
+                    id(m.table_seats), len(self.notes), bool(self.dice_anim),
+                    tuple(self.log_area())),
             "chat": (len(chat), id(chat[-1]) if chat else 0, self.chat_scroll,
                      id(m.table_seats)),
             "bottom": (repr(you), tuple(sorted({type(a).__name__ for a in m.legal})), m.seat),
@@ -679,6 +683,9 @@ class TableScene(Scene):
             x += bw + gap
         lw = px(86)
         self.buttons["leave"].rect = pygame.Rect(r["top"].right - lw - pad, px(8), lw, top - px(16))
+        rw_ = max(lw, self.ui.text.font(13, True).size(self.buttons["results"].label)[0] + px(24))
+        self.buttons["results"].rect = pygame.Rect(self.buttons["leave"].rect.x - rw_ - pad, px(8),
+                                                   rw_, top - px(16))
         self.rects = r
         self.ui.dialog_area = r["left"]
         self.board.set_rect(r["board"], r["island"])
@@ -789,8 +796,9 @@ class TableScene(Scene):
             b[name].active = self.mode == name
         self._set_reasons(types, view, pending)
         for name, btn in b.items():
-            if name != "leave":
+            if name not in ("leave", "results"):
                 btn.visible = seated and (name != "tokens" or self._players() == 2)
+        b["results"].visible = self.ctx.model.game_over is not None
 
     def _set_reasons(self, types: set[type[Action]], view: dict[str, Any] | None,
                      pending: bool) -> None:
@@ -1025,6 +1033,12 @@ class TableScene(Scene):
             return
         self._open(dialogs.ConfirmLeaveDialog(self.ctx, self.ui))
 
+    def show_results(self) -> None:
+        """The final scores and statistics again (after *View board*)."""
+        if self.ctx.model.game_over is not None:
+            self.win_wait = 0.0
+            self._open(dialogs.GameOverDialog(self.ctx, self.ui))
+
     def ask_quit(self, saved: bool = False) -> None:
         """The window's close button in a running game: ask first."""
         self._open(dialogs.ConfirmQuitDialog(self.ctx, self.ui, saved=saved))
@@ -1099,7 +1113,7 @@ class TableScene(Scene):
     def _scroll(self, dy: int) -> bool:
         if self.hover is None:
             return False
-        if self.rects["log"].collidepoint(self.hover):
+        if self.log_area().collidepoint(self.hover):
             self.log_scroll = max(0, self.log_scroll + dy)
             self._log_scrolled_at = time.monotonic()
             if self.log_scroll == 0:
@@ -1235,6 +1249,8 @@ class TableScene(Scene):
         x += chip + px(40)
         # connection, timer (drawn every frame in its slot), turn
         right = self.buttons["leave"].rect.x - px(12)
+        if self.ctx.model.game_over is not None:
+            right = self.buttons["results"].rect.x - px(12)
         label = self.ctx.tr("table.turn", n=view.get("turn", 0))
         if str(view.get("phase", "")).startswith("setup"):
             label = self.ctx.tr("table.setup")
@@ -1493,11 +1509,23 @@ class TableScene(Scene):
             self.log_new = 0
         self._log_lines = lines
 
+    def log_area(self) -> pygame.Rect:
+        """The log's panel: all of its place, or what an open trade's panel leaves
+        of it (the trade panel takes the histogram's place and the log's top)."""
+        r = self.rects["log"]
+        if not self.trade_panel.visible:
+            return r
+        top = self.trade_panel.rect.bottom + self.ui.px(8)
+        return pygame.Rect(r.x, max(r.y, top), r.w, r.bottom - max(r.y, top))
+
     def _draw_log(self, surface: pygame.Surface) -> None:
         self._refresh_log()
         t = self.ui.text
         px = self.ui.px
-        r = self.rects["log"]
+        r = self.log_area()
+        if r.h < px(44):
+            self.log_cue = pygame.Rect(0, 0, 0, 0)
+            return  # the open trade takes it all
         panel(surface, r, PANEL_BG, CARD_EDGE, px(10), solid_shadow=TABLE_SHADOW)
         t.draw(surface, self.ctx.tr("table.log_title"), (r.x + px(10), r.y + px(5)), 12, INK_SOFT,
                True)

@@ -15,7 +15,8 @@ is imported, so every test runs headless. Fixtures:
 - ``state_dir`` (automatic): ``KAITAKU_STATE_DIR`` points at a fresh folder, and so
   do ``KAITAKU_DATA_DIR`` (``kaitaku play``'s kept game) and ``KAITAKU_CONFIG_DIR``
   (the window's settings);
-- ``server`` and ``connect``: a real server on a loopback port and raw clients
+- ``server``, ``bot_server`` (it starts ``kaitaku bot`` processes for bot seats) and
+  ``connect``: a real server on a loopback port and raw clients
   to it (from ``tests/server/conftest.py``).
 """
 
@@ -37,7 +38,7 @@ from client.fonts import Fonts  # noqa: E402
 from client.i18n import Translator  # noqa: E402
 from client.model import ClientModel  # noqa: E402
 from client.scene import Context  # noqa: E402
-from tests.server.conftest import connect, server  # noqa: E402, F401  (fixtures, re-exported)
+from tests.server.conftest import bot_server, connect, server  # noqa: E402, F401  (fixtures)
 
 SIZE = (1280, 800)
 
