@@ -80,6 +80,8 @@ def _stroke(sz: float) -> tuple[float, float]:
 HARBOR_OUT = 0.78
 """Distance (hex units) from a harbor edge's midpoint to its badge, seawards."""
 _BADGE_HALF = (0.44, 0.2)  # half width, half height of a harbor badge (hex units)
+MAX_ZOOM = 2.5
+"""The closest the board zooms in (2.5 times the whole island's size)."""
 NODE_TOLERANCE = 0.36
 EDGE_TOLERANCE = 0.26
 HEX_TOLERANCE = 0.98
@@ -135,22 +137,42 @@ _PAD = 0.12  # hex units of sea around everything
 
 
 class BoardLayout:
-    """Pixel positions of every hex, node and edge, fitted into ``rect``."""
+    """Pixel positions of every hex, node and edge, fitted into ``rect``.
 
-    def __init__(self, rect: pygame.Rect, fit: pygame.Rect | None = None) -> None:
+    ``fit``: the part of ``rect`` the whole island fits into at ``zoom`` 1. With
+    ``zoom`` > 1 the island is that much larger (a "world" of ``rect``'s size
+    times ``zoom``) and ``pan`` (world pixels) says which part of it ``rect``
+    shows; every position (and so every hit test) is in screen pixels."""
+
+    def __init__(self, rect: pygame.Rect, fit: pygame.Rect | None = None, zoom: float = 1.0,
+                 pan: tuple[float, float] = (0.0, 0.0)) -> None:
         self.rect = pygame.Rect(rect)
         self.fit = pygame.Rect(fit) if fit is not None else pygame.Rect(rect)
+        self.zoom = zoom
+        self.pan = pan
         # the island is centred (harbors are not symmetric, so fit the larger side twice)
         w_units = 2 * (max(-_MIN_X, _MAX_X) + _PAD)
         h_units = 2 * (max(-_MIN_Y, _MAX_Y) + _PAD)
-        self.size = max(4.0, min(self.fit.w / w_units, self.fit.h / h_units))
-        self.origin = (float(self.fit.centerx), float(self.fit.centery))
+        self.base_size = max(4.0, min(self.fit.w / w_units, self.fit.h / h_units))
+        self.size = self.base_size * zoom
+        self.origin = (self.rect.x + (self.fit.centerx - self.rect.x) * zoom - pan[0],
+                       self.rect.y + (self.fit.centery - self.rect.y) * zoom - pan[1])
         self.hex_xy = [self.to_px(p) for p in HEX_POS]
         self.node_xy = [self.to_px(p) for p in NODE_POS]
         self.edge_xy = [self.to_px(p) for p in EDGE_POS]
         self.edge_ends = [(self.node_xy[a], self.node_xy[b]) for a, b in EDGE_NODES]
         self.harbor_xy = [self.to_px((m[0] + o[0] * HARBOR_OUT, m[1] + o[1] * HARBOR_OUT))
                           for m, o in _HARBORS]
+
+    def world(self) -> BoardLayout:
+        """The same island on the whole zoomed world (its own pixels, no pan): what the
+        cached static layer is drawn in."""
+        z = self.zoom
+        w, h = round(self.rect.w * z), round(self.rect.h * z)
+        fit = pygame.Rect(round((self.fit.x - self.rect.x) * z),
+                          round((self.fit.y - self.rect.y) * z),
+                          round(self.fit.w * z), round(self.fit.h * z))
+        return BoardLayout(pygame.Rect(0, 0, w, h), fit)
 
     def to_px(self, p: Point) -> Point:
         return (self.origin[0] + p[0] * self.size, self.origin[1] + p[1] * self.size)
@@ -271,36 +293,107 @@ class BoardView:
         self._static: pygame.Surface | None = None
         self._static_key: tuple[Any, ...] | None = None
         self._sprites: dict[tuple[Any, ...], pygame.Surface] = {}
+        self.zoom = 1.0
+        self.pan: tuple[float, float] = (0.0, 0.0)
         self.static_builds = 0
         self.last_static_ms = 0.0
 
     def set_rect(self, rect: pygame.Rect, fit: pygame.Rect | None = None) -> BoardLayout:
         """Draw into ``rect``, the island fitted into ``fit`` (default: all of ``rect``)."""
         fit = rect if fit is None else fit
-        if self.layout is None or self.layout.rect != rect or self.layout.fit != fit:
-            self.layout = BoardLayout(rect, fit)
-            self._sprites.clear()
+        lay = self.layout
+        if (lay is None or lay.rect != rect or lay.fit != fit or lay.zoom != self.zoom
+                or lay.pan != self.pan):
+            if lay is not None and (lay.rect != rect or lay.fit != fit):
+                self.zoom, self.pan = 1.0, (0.0, 0.0)  # a new size: the whole island again
+            self.pan = self._clamp(self.pan, rect, self.zoom)
+            self.layout = BoardLayout(rect, fit, self.zoom, self.pan)
+            if lay is None or abs(lay.size - self.layout.size) > 1e-9:
+                self._sprites.clear()  # (panning keeps the sprites: same sizes)
+        assert self.layout is not None
         return self.layout
+
+    # -- zoom and pan ----------------------------------------------------------------------
+
+    @staticmethod
+    def _clamp(pan: tuple[float, float], rect: pygame.Rect,
+               zoom: float) -> tuple[float, float]:
+        """Keep the view inside the zoomed world."""
+        return (max(0.0, min(rect.w * (zoom - 1), pan[0])),
+                max(0.0, min(rect.h * (zoom - 1), pan[1])))
+
+    def zoom_at(self, pos: Point, factor: float) -> bool:
+        """Zoom by ``factor`` keeping the point under ``pos`` (screen pixels) where it
+        is; returns whether the view changed."""
+        lay = self.layout
+        if lay is None:
+            return False
+        new = max(1.0, min(MAX_ZOOM, round(self.zoom * factor, 4)))
+        if abs(new - 1.0) < 0.02:
+            new = 1.0
+        if new == self.zoom:
+            return False
+        sx, sy = pos[0] - lay.rect.x, pos[1] - lay.rect.y
+        ux, uy = (sx + self.pan[0]) / self.zoom, (sy + self.pan[1]) / self.zoom
+        self.pan = self._clamp((ux * new - sx, uy * new - sy), lay.rect, new)
+        self.zoom = new
+        self.set_rect(lay.rect, lay.fit)
+        return True
+
+    def pan_by(self, dx: float, dy: float) -> bool:
+        """Move the view with the mouse (the island follows it)."""
+        lay = self.layout
+        if lay is None:
+            return False
+        pan = self._clamp((self.pan[0] - dx, self.pan[1] - dy), lay.rect, self.zoom)
+        if pan == self.pan:
+            return False
+        self.pan = pan
+        self.set_rect(lay.rect, lay.fit)
+        return True
+
+    def reset_view(self) -> bool:
+        lay = self.layout
+        if lay is None or (self.zoom == 1.0 and self.pan == (0.0, 0.0)):
+            return False
+        self.zoom, self.pan = 1.0, (0.0, 0.0)
+        self.set_rect(lay.rect, lay.fit)
+        return True
+
+    def show(self, pos: Point, margin: float = 40.0) -> bool:
+        """Pan so that screen point ``pos`` is inside the view (keyboard focus)."""
+        lay = self.layout
+        if lay is None or self.zoom == 1.0:
+            return False
+        r = lay.rect.inflate(-2 * margin, -2 * margin)
+        dx = (r.x - pos[0]) if pos[0] < r.x else (r.right - pos[0]) if pos[0] > r.right else 0
+        dy = (r.y - pos[1]) if pos[1] < r.y else (r.bottom - pos[1]) if pos[1] > r.bottom else 0
+        return bool(dx or dy) and self.pan_by(dx, dy)
+
+    def view_key(self) -> tuple[float, float, float]:
+        return (self.zoom, *self.pan)
 
     # -- static layer --------------------------------------------------------------------
 
     def static_surface(self, board: dict[str, Any]) -> pygame.Surface:
+        """The sea, the terrain, the numbers and the harbors of the whole (zoomed)
+        island, drawn once per board, size and zoom (panning only moves it)."""
         assert self.layout is not None
+        lay = self.layout
         key = (tuple(board["terrain"]), tuple(board["numbers"]), tuple(board["harbors"]),
-               tuple(self.layout.rect), tuple(self.layout.fit))
+               tuple(lay.rect.size), tuple(lay.fit.move(-lay.rect.x, -lay.rect.y)), lay.zoom)
         if self._static is None or self._static_key != key:
             t0 = time.perf_counter()
-            self._static = self._render_static(board)
+            self._static = None  # let the old one go before drawing a big new one
+            self._static = self._render_static(board, lay.world())
             self._static_key = key
             self.static_builds += 1
             self.last_static_ms = (time.perf_counter() - t0) * 1000
         return self._static
 
-    def _render_static(self, board: dict[str, Any]) -> pygame.Surface:
-        lay = self.layout
-        assert lay is not None
+    def _render_static(self, board: dict[str, Any], lay: BoardLayout) -> pygame.Surface:
         rect = lay.rect
-        f = 2  # supersampling factor of the shapes
+        f = 2 if rect.w * rect.h <= 2_000_000 else 1  # supersampling (big zooms need none)
         big = pygame.Surface((rect.w * f, rect.h * f))
         ox, oy = rect.x, rect.y
         sz = lay.size * f
@@ -410,7 +503,8 @@ class BoardView:
         ``("node", n)``) left out, because :meth:`draw_piece` fades it in."""
         lay = self.layout
         assert lay is not None
-        surface.blit(self.static_surface(view["board"]), lay.rect.topleft)
+        surface.blit(self.static_surface(view["board"]), lay.rect.topleft,
+                     pygame.Rect(round(lay.pan[0]), round(lay.pan[1]), lay.rect.w, lay.rect.h))
         players = int(view.get("players", 4))
         piece = last.piece if last is not None else None
         if last is not None and last.rolled is not None:

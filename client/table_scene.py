@@ -107,6 +107,11 @@ QUIET_SECONDS = 1.0
 """No animations this long after the connection came (back) online."""
 _UNSEEN = object()
 
+ZOOM_STEP = 1.25
+"""One notch of the mouse wheel (or + / -) zooms the board this much."""
+DRAG_SLOP = 5
+"""Pixels the mouse moves with a button down before it counts as a drag (a pan)."""
+
 _CUES = {"dice_rolled": "roll", "road_built": "build", "settlement_built": "build",
          "city_built": "build", "trade_completed": "trade", "maritime_traded": "trade",
          "robber_moved": "robber", "longest_road_changed": "award",
@@ -196,6 +201,7 @@ class TableScene(Scene):
         self.piece_anim = 0.0
         self.piece_new: tuple[str, int] | None = None  # hidden in the chrome while it appears
         self.gains: dict[int, tuple[int, float]] = {}  # resource -> (cards gained, seconds left)
+        self._drag: tuple[int, tuple[int, int], tuple[int, int], bool] | None = None
         self.cheers = Celebrations()  # Longest Road, Largest Army, the win
         self.win_wait = 0.0  # seconds the win is celebrated before the final scores open
         self._make_buttons()
@@ -451,6 +457,7 @@ class TableScene(Scene):
             return True
         if event.type == pygame.MOUSEMOTION:
             self.hover = event.pos
+            self._drag_to(event.pos)
             for btn in self.buttons.values():
                 btn.handle(event)
             return False
@@ -458,8 +465,14 @@ class TableScene(Scene):
             return self._scroll(event.y)
         if event.type == pygame.KEYDOWN:
             return self._key(event)
+        if event.type == pygame.MOUSEBUTTONUP:
+            return self._drop(event.button)
         if event.type != pygame.MOUSEBUTTONDOWN:
             return False
+        on_board = self.rects["board"].collidepoint(event.pos)
+        if event.button in (2, 3) and on_board:  # a drag pans; a right click cancels
+            self._drag = (event.button, event.pos, event.pos, False)
+            return True
         if event.button == 3:
             if self.mode is not None:
                 self.mode = None
@@ -483,9 +496,38 @@ class TableScene(Scene):
             if rect.collidepoint(event.pos):
                 self._play_card(card)
                 return True
-        if self.rects["board"].collidepoint(event.pos):
-            return self._click_board(event.pos)
+        if on_board:
+            if not self._click_board(event.pos):  # not on a lit spot: a drag pans
+                self._drag = (1, event.pos, event.pos, False)
+            return True
         return False
+
+    # -- zoom and pan ------------------------------------------------------------------
+
+    def _drag_to(self, pos: tuple[int, int]) -> None:
+        if self._drag is None:
+            return
+        button, start, last, moved = self._drag
+        if not moved and math.hypot(pos[0] - start[0], pos[1] - start[1]) < DRAG_SLOP:
+            return
+        self.board.pan_by(pos[0] - last[0], pos[1] - last[1])
+        self._drag = (button, start, pos, True)
+
+    def _drop(self, button: int) -> bool:
+        drag, self._drag = self._drag, None
+        if drag is None or drag[0] != button:
+            self._drag = drag if drag is not None and drag[0] != button else None
+            return False
+        if button == 3 and not drag[3] and self.mode is not None:  # a right click
+            self.mode = None
+            self._derived_key = None
+        return True
+
+    def zoom(self, factor: float, at: tuple[float, float] | None = None) -> bool:
+        """Zoom the board by ``factor`` around ``at`` (default: the island's middle)."""
+        if at is None:
+            at = self.rects["island"].center
+        return self.board.zoom_at(at, factor)
 
     def draw(self, surface: pygame.Surface) -> None:
         if surface.get_size() != self.size:
@@ -497,17 +539,22 @@ class TableScene(Scene):
             self._draw_waiting(surface)
             return
         surface.blit(self._chrome_surface(view), (0, 0))
+        clip = surface.get_clip()
+        surface.set_clip(self.rects["board"].clip(clip))  # a zoomed island stays in its place
         if self.piece_new is not None:
             self.board.draw_piece(surface, view, self.piece_new,
                                   1 - self.piece_anim / PIECE_SECONDS)
         if self.robber_anim:
             self.board.draw_robber_flash(surface, view, self.robber_anim / ROBBER_SECONDS)
+        surface.set_clip(clip)
         self._draw_dice(surface, view)
         if self.gains:
             self._draw_gains(surface)
         self.trade_panel.draw(surface)
         if self.highlights is not None:
+            surface.set_clip(self.rects["board"].clip(clip))
             self.board.draw_highlights(surface, self.highlights, self.hover, self.pulse)
+            surface.set_clip(clip)
         self._draw_banner(surface)
         if self.cheers.running:
             self.cheers.draw(surface, self.rects["board"], self.ui.text, self.ui.scale)
@@ -526,7 +573,8 @@ class TableScene(Scene):
         events, chat = m.events, m.chat
         you = view.get("you") or {}
         keys: dict[str, tuple[Any, ...]] = {
-            "board": (*self._pieces_key(view), self.last_move(), self.piece_new),
+            "board": (*self._pieces_key(view), self.last_move(), self.piece_new,
+                      self.board.view_key()),
             "top": (tuple(view["bank"]), view["dev_deck"], view.get("turn"), view.get("phase"),
                     m.connection, m.game_over is not None),
             "players": (repr(view["seats"]), view.get("current"), view.get("turn"),
@@ -1058,11 +1106,13 @@ class TableScene(Scene):
             self._send(legal[0])
 
     def _click_board(self, pos: tuple[int, int]) -> bool:
+        """A left click on the island: on a lit spot it sends the spot's action (True);
+        beside the lit spots it does nothing (False: the press may start a pan)."""
         if not self.spots or self.highlights is None:
             return False
         hit = self.board.hovered(self.highlights, pos)
         if hit is None:
-            return True  # a click beside the lit spots does nothing
+            return False
         action = self.spots.get(hit)
         if action is not None:
             self._send(action)
@@ -1086,6 +1136,12 @@ class TableScene(Scene):
         if event.key == pygame.K_ESCAPE and self.ctx.model.table is not None:
             self._leave()  # nothing else to cancel: leave the table? (asks first)
             return True
+        if event.key in (pygame.K_PLUS, pygame.K_EQUALS, pygame.K_KP_PLUS):
+            return self.zoom(ZOOM_STEP) or True
+        if event.key in (pygame.K_MINUS, pygame.K_KP_MINUS):
+            return self.zoom(1 / ZOOM_STEP) or True
+        if event.key in (pygame.K_0, pygame.K_KP0, pygame.K_HOME):
+            return self.board.reset_view() or True
         if event.key == pygame.K_m:  # sound off / on
             app = self.ctx.options.get("app")
             if app is not None:
@@ -1113,6 +1169,9 @@ class TableScene(Scene):
     def _scroll(self, dy: int) -> bool:
         if self.hover is None:
             return False
+        if self.rects["board"].collidepoint(self.hover) and dy:
+            self.zoom(ZOOM_STEP ** dy, self.hover)
+            return True
         if self.log_area().collidepoint(self.hover):
             self.log_scroll = max(0, self.log_scroll + dy)
             self._log_scrolled_at = time.monotonic()
