@@ -35,6 +35,7 @@ from protocol.rules import (
 from . import charts, palette
 from .board_view import owner_color, piece_edge
 from .describe import DEV_NAMES
+from .focus import FocusRing, Stop, reading_order
 from .intents import may_offer, my_hand, open_trade, terms_ok
 from .scene import Context, Scene
 from .table_gfx import (
@@ -80,6 +81,7 @@ class Dialog(Scene):
         self.area = pygame.Rect(0, 0, 1280, 800)
         self._dim: pygame.Surface | None = None
         self.hover: tuple[int, int] | None = None
+        self.focus = FocusRing()  # Tab / arrows / Enter (client.focus)
         self._said: dict[str, tuple[str, dict[str, Any]]] | None = {}  # text -> key, fields
         self.build()
         said, self._said = self._said, None
@@ -109,6 +111,27 @@ class Dialog(Scene):
     def click(self, pos: tuple[int, int]) -> bool:
         """A left click on the panel that no button took."""
         return False
+
+    def extra_stops(self) -> list[Stop]:
+        """Keyboard stops besides the buttons and steppers (tiles, seat chips, ...)."""
+        return []
+
+    # -- keyboard ----------------------------------------------------------------------------
+
+    def stops(self) -> list[Stop]:
+        """Every choice of the dialog, in reading order: choosing one is a click on it."""
+        out = [Stop(("button", name), btn.rect, partial(self._left_click, btn.rect.center))
+               for name, btn in self.buttons.items()
+               if btn.visible and btn.enabled and btn.rect.w > 0]
+        for i, st in enumerate(self.steppers):
+            if st.enabled:
+                out.append(Stop(("minus", i), st.minus, partial(self._left_click, st.minus.center)))
+                out.append(Stop(("plus", i), st.plus, partial(self._left_click, st.plus.center)))
+        out += self.extra_stops()
+        return reading_order(out)
+
+    def _stop(self, key: Any, rect: pygame.Rect) -> Stop:
+        return Stop(key, rect, partial(self._left_click, rect.center))
 
     # -- common -----------------------------------------------------------------------------
 
@@ -198,23 +221,36 @@ class Dialog(Scene):
                 btn.handle(event)
             return True
         if event.type == pygame.KEYDOWN:
+            if self.focus.handle(event, self.stops()):
+                return True
             if event.key == pygame.K_ESCAPE and self.cancellable:
                 self.close()
             return True
         if event.type == pygame.MOUSEBUTTONDOWN:
-            for btn in list(self.buttons.values()):
-                if btn.handle(event):
-                    return True
-            for st in self.steppers:
+            self.focus.visible = False
+            if event.button == 1:
+                self._left_click(event.pos)
+                return True
+            for st in self.steppers:  # the wheel over a stepper
                 if st.handle(event):
                     return True
-            if event.button == 1 and self.rect.collidepoint(event.pos):
-                self.click(event.pos)
-            elif event.button == 3 and self.cancellable:
+            if event.button == 3 and self.cancellable:
                 self.close()
             return True
         return event.type in (pygame.MOUSEBUTTONUP, pygame.TEXTINPUT, pygame.KEYUP,
                               pygame.MOUSEWHEEL)
+
+    def _left_click(self, pos: tuple[int, int]) -> None:
+        """A left click (or Enter on the focused stop) at ``pos``."""
+        event = pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=pos, button=1)
+        for btn in list(self.buttons.values()):
+            if btn.handle(event):
+                return
+        for st in self.steppers:
+            if st.handle(event):
+                return
+        if self.rect.collidepoint(pos):
+            self.click(pos)
 
     def draw(self, surface: pygame.Surface) -> None:
         self.relabel()
@@ -236,6 +272,8 @@ class Dialog(Scene):
         self.draw_body(surface, self.body())
         for btn in self.buttons.values():
             btn.draw(surface, self.ui, 14)
+        if self.focus.visible:
+            self.focus.draw(surface, self.stops(), self.ui.scale)
 
     # -- helpers for subclasses ----------------------------------------------------------------
 
@@ -444,6 +482,9 @@ class ResourcePickDialog(Dialog):
                 return True
         return False
 
+    def extra_stops(self) -> list[Stop]:
+        return [self._stop(("tile", r), rect) for r, rect in self.tiles.items()]
+
     def _ok(self) -> None:
         a = self.action()
         if a is not None and self.send(a):
@@ -544,6 +585,11 @@ class MaritimeDialog(Dialog):
                 self.get = res
                 return True
         return False
+
+    def extra_stops(self) -> list[Stop]:
+        out = [self._stop(("give", r), rect) for r, rect in self.give_tiles.items()]
+        out += [self._stop(("get", r), rect) for r, rect in self.get_tiles.items()]
+        return out + [self._stop(("lots", -1), self.minus), self._stop(("lots", 1), self.plus)]
 
     def _ok(self) -> None:
         if self.give is None or self.get is None:
@@ -707,6 +753,9 @@ class TradeComposeDialog(Dialog):
                 self.to = q
                 return True
         return False
+
+    def extra_stops(self) -> list[Stop]:
+        return [self._stop(("to", q), rect) for q, rect in self.target_rects.items()]
 
     def relevant(self) -> bool:
         if self.ui.pending():
@@ -1019,6 +1068,8 @@ class GameOverDialog(Dialog):
         self.draw_body(surface, self.body())
         for btn in self.buttons.values():
             btn.draw(surface, self.ui, 14)
+        if self.focus.visible:
+            self.focus.draw(surface, self.stops(), self.ui.scale)
 
     def body(self) -> pygame.Rect:
         px = self.ui.px

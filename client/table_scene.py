@@ -19,6 +19,7 @@ import math
 import random
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any, TypeVar
 
 import pygame
@@ -51,6 +52,7 @@ from . import dialogs, palette
 from .board_view import BoardView, Highlights, LastMove, last_move, owner_color, piece_edge
 from .celebration import WIN_SECONDS, Celebrations
 from .describe import cards_text, describe
+from .focus import FocusRing, Stop, reading_order
 from .intents import may_offer
 from .model import OFFLINE, ONLINE, RECONNECTING
 from .scene import Context, Scene
@@ -111,6 +113,10 @@ ZOOM_STEP = 1.25
 """One notch of the mouse wheel (or + / -) zooms the board this much."""
 DRAG_SLOP = 5
 """Pixels the mouse moves with a button down before it counts as a drag (a pan)."""
+
+_FOCUS_BUTTONS = ("roll", "end", "road", "settlement", "city", "buy", "cards", "trade", "bank",
+                  "tokens", "results", "leave")
+"""The table's buttons in keyboard (Tab) order, after the board and the cards."""
 
 _CUES = {"dice_rolled": "roll", "road_built": "build", "settlement_built": "build",
          "city_built": "build", "trade_completed": "trade", "maritime_traded": "trade",
@@ -202,6 +208,7 @@ class TableScene(Scene):
         self.piece_new: tuple[str, int] | None = None  # hidden in the chrome while it appears
         self.gains: dict[int, tuple[int, float]] = {}  # resource -> (cards gained, seconds left)
         self._drag: tuple[int, tuple[int, int], tuple[int, int], bool] | None = None
+        self.focus = FocusRing()  # Tab / arrows / Enter (client.focus)
         self.cheers = Celebrations()  # Longest Road, Largest Army, the win
         self.win_wait = 0.0  # seconds the win is celebrated before the final scores open
         self._make_buttons()
@@ -469,6 +476,7 @@ class TableScene(Scene):
             return self._drop(event.button)
         if event.type != pygame.MOUSEBUTTONDOWN:
             return False
+        self.focus.visible = False  # the mouse again: no ring
         on_board = self.rects["board"].collidepoint(event.pos)
         if event.button in (2, 3) and on_board:  # a drag pans; a right click cancels
             self._drag = (event.button, event.pos, event.pos, False)
@@ -564,6 +572,8 @@ class TableScene(Scene):
         for btn in self.buttons.values():
             btn.draw(surface, self.ui, 17 if btn.primary else 13)
         self.chat.draw(surface, self.ui, self.ctx.tr("table.chat_placeholder"))
+        if self.focus.visible and self.ctx.stack.top is self:
+            self.focus.draw(surface, self.focus_stops(), self.ui.scale)
 
     def _chrome_surface(self, view: dict[str, Any]) -> pygame.Surface:
         """Everything that changes only with the model, drawn once per change: each
@@ -1121,7 +1131,70 @@ class TableScene(Scene):
     def _send_chat(self, text: str) -> None:
         self.ctx.send({"type": "chat", "text": text[:300]})
 
+    # -- keyboard focus ------------------------------------------------------------------
+
+    def focus_stops(self) -> list[Stop]:
+        """Every choice on the table in keyboard order: the lit spots (in reading
+        order), the neutral player chips, the trade panel's buttons, the playable
+        development cards, then the buttons."""
+        px = self.ui.px
+        lay = self.board.layout
+        stops: list[Stop] = []
+        if self.spots and lay is not None and self.highlights is not None:
+            spots = []
+            for (kind, i) in self.spots:
+                x, y = {"node": lay.node_xy, "edge": lay.edge_xy, "hex": lay.hex_xy}[kind][i]
+                r = px(26) if kind == "hex" else px(12)
+                spots.append(Stop(("spot", (kind, i)), pygame.Rect(round(x) - r, round(y) - r,
+                                                                  2 * r, 2 * r),
+                                  partial(self._choose_spot, (kind, i)), round=True))
+            stops += reading_order(spots)
+        for owner, rect in sorted(self.neutral_rects.items()):
+            stops.append(Stop(("neutral", owner), rect, partial(self._pick_neutral, owner)))
+        for name, btn in self.trade_panel.buttons.items():
+            if btn.visible and btn.enabled:
+                stops.append(Stop(("trade", name), btn.rect, btn.on_click))
+        view = self.ctx.model.view
+        if view is not None:
+            for card, rect in self.dev_rects.items():
+                if self._playable(card, view):
+                    stops.append(Stop(("dev", card), rect, partial(self._play_card, card)))
+        for name in _FOCUS_BUTTONS:
+            btn = self.buttons[name]
+            if btn.visible and btn.enabled and btn.rect.w > 0:
+                stops.append(Stop(("button", name), btn.rect, btn.on_click))
+        return stops
+
+    def _choose_spot(self, spot: tuple[str, int]) -> None:
+        action = self.spots.get(spot)
+        if action is not None:
+            self._send(action)
+
+    def _pick_neutral(self, owner: int) -> None:
+        self.neutral = owner
+        self._derived_key = None
+
+    def _focus_moved(self) -> None:
+        """The focus is on a lit spot: show the piece there (as under the mouse) and
+        keep it in view on a zoomed island."""
+        stop = self.focus.current(self.focus_stops())
+        if stop is None or not isinstance(stop.key, tuple) or stop.key[0] != "spot":
+            return
+        if self.board.show(stop.rect.center):
+            stop = self.focus.current(self.focus_stops()) or stop
+        self.hover = stop.rect.center
+
     def _key(self, event: pygame.event.Event) -> bool:
+        focusing = event.key in (pygame.K_TAB, pygame.K_LEFT, pygame.K_RIGHT, pygame.K_UP,
+                                 pygame.K_DOWN)
+        if focusing or (self.focus.visible and event.key in (pygame.K_RETURN,
+                                                              pygame.K_KP_ENTER,
+                                                              pygame.K_SPACE)):
+            stops = self.focus_stops()
+            if self.focus.handle(event, stops):
+                if focusing:
+                    self._focus_moved()
+                return True
         if event.key in (pygame.K_RETURN, pygame.K_KP_ENTER):
             if self.ctx.model.table is not None:
                 self.chat.focus(True)
