@@ -124,7 +124,10 @@ class App:
     ``discover``: browse the LAN for servers; ``play``: ``kaitaku play``'s hooks
     (:class:`kaitaku.play.PlayHooks`: the game it keeps, the new game's table) —
     the window then offers to continue the kept game, keeps the game when it is
-    left or closed, and offers to play again."""
+    left or closed, and offers to play again; ``replay``: a finished game
+    (:class:`client.replay.Replay`) to show in the replay viewer instead of a
+    lobby (no server); ``settings``: the settings file (sound, palette);
+    ``sound``: open the mixer (it stays silent without audio)."""
 
     def __init__(self, *, connect: str | None = None, name: str | None = None,
                  lang: str = "en", size: tuple[int, int] = DEFAULT_SIZE,
@@ -133,7 +136,7 @@ class App:
                  fonts: Fonts | None = None,
                  table_scene: Callable[[Context], Scene] | None = None,
                  play: Any = None, settings: SettingsFile | None = None,
-                 sound: bool = True) -> None:
+                 sound: bool = True, replay: Any = None) -> None:
         self.screen = open_window(size)
         pygame.font.init()
         pygame.key.set_repeat(400, 35)
@@ -144,6 +147,7 @@ class App:
                                 enabled=sound)
         self._title = ""
         self._chimed: tuple[Any, ...] | None = None  # the decision the last chime was for
+        self.replay = replay  # a client.replay.Replay: the replay viewer, no server
         self.fonts = fonts if fonts is not None else Fonts(lang)
         self.fonts.set_lang(lang)
         self.model = ClientModel()
@@ -188,7 +192,13 @@ class App:
                 self._auto_create = play.new_game(self.ctx.tr.lang)
             if play.storage_error:
                 self.toast(self.ctx.tr("play.not_kept", detail=play.storage_error), info=True)
-        self.ctx.stack.replace(self.lobby)
+        if replay is not None:
+            from .replay_scene import ReplayScene
+
+            self.ctx.stack.replace(ReplayScene(self.ctx, replay))
+            connect = None
+        else:
+            self.ctx.stack.replace(self.lobby)
         if self.fonts.notice:
             self.toast(self.fonts.notice, info=True)
         for problem in self.fonts.problems:
@@ -196,7 +206,7 @@ class App:
         if connect:
             host, port = parse_address(connect)
             self.connect(host, port, name or self.lobby.name_input.text)
-        else:
+        elif replay is None:
             self.model.apply({"type": "_status", "state": OFFLINE, "detail": ""})
 
     # -- what scenes and the lobby call ------------------------------------------------
@@ -267,6 +277,8 @@ class App:
         decision asked of you in another player's turn)."""
         mine = self.your_turn()
         title = self.ctx.tr("app.title_your_turn" if mine else "app.title")
+        if self.replay is not None:
+            title = self.ctx.tr("app.title_replay", title=self.replay.info.title)
         if title != self._title:
             self._title = title
             pygame.display.set_caption(title)
@@ -462,6 +474,8 @@ class App:
             model.table_status in ("playing", "finished") or model.view is not None)
 
     def _transition(self) -> None:
+        if self.replay is not None:
+            return  # the viewer stays (there is no lobby to go back to)
         stack = self.ctx.stack
         base = stack.scenes[0] if stack.scenes else None
         if self.in_game():

@@ -1030,8 +1030,10 @@ class GameOverDialog(Dialog):
             label = "table.dlg.play_again" if offer == "again" else "table.dlg.rematch"
             self.buttons["again"] = TButton("again", self.tr(label), self._play_again,
                                             primary=True)
-        self.buttons["lobby"] = TButton("lobby", self.tr("table.dlg.to_lobby"), self._leave,
-                                        primary=not self._again)
+        self._lobby = getattr(app, "replay", None) is None  # the replay viewer has none
+        if self._lobby:
+            self.buttons["lobby"] = TButton("lobby", self.tr("table.dlg.to_lobby"), self._leave,
+                                            primary=not self._again)
 
     def layout(self) -> None:
         super().layout()  # over the whole window, not only the island
@@ -1077,7 +1079,8 @@ class GameOverDialog(Dialog):
                            self.rect.h - px(56) - px(66))
 
     def place(self, body: pygame.Rect) -> None:
-        self.footer(["board", "lobby", "again"] if self._again else ["board", "lobby"], 40)
+        self.footer(["board"] + (["lobby"] if self._lobby else [])
+                    + (["again"] if self._again else []), 40)
 
     def _leave(self) -> None:
         self.ctx.send({"type": "leave"})

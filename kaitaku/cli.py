@@ -46,9 +46,9 @@ def _league(args: argparse.Namespace) -> int:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from .replay import main_replay
+    from .replay import main_replay_command
 
-    return main_replay(args.game_id, args.db, args.step)
+    return main_replay_command(args)
 
 
 TERMINAL_BOTS = ["heuristic", "greedy", "random", "heuristic"]
@@ -392,9 +392,21 @@ def build_parser() -> argparse.ArgumentParser:
     lg.add_argument("--quiet", action="store_true", help="no progress line on stderr")
     lg.set_defaults(func=_league)
 
-    rp = sub.add_parser("replay", help="print a stored league game turn by turn")
-    rp.add_argument("game_id", type=int, metavar="GAME_ID")
-    rp.add_argument("--db", default="league.db", help="SQLite file (default league.db)")
+    rp = sub.add_parser("replay", help="a stored game: as text turn by turn, or in the "
+                                       "replay viewer (--window)")
+    rp.add_argument("game_id", nargs="?", default=None, metavar="GAME_ID",
+                    help="a league game's id, or with --server-db a table's id")
+    rp.add_argument("--db", default="league.db",
+                    help="the league database (default league.db)")
+    rp.add_argument("--server-db", nargs="?", const="", default=None, metavar="PATH",
+                    help="read the game server's database instead (kaitaku server --db; "
+                         "default $XDG_DATA_HOME/kaitaku/kaitaku.db): its finished tables")
+    rp.add_argument("--window", action="store_true",
+                    help="open the replay viewer: step, seek, play at any speed, every "
+                         "hand shown")
+    rp.add_argument("--list", action="store_true", help="list the database's games")
+    rp.add_argument("--lang", choices=("ja", "en"), default=None,
+                    help="language of the viewer (default: from $LANG)")
     rp.add_argument("--step", action="store_true", help="wait for Enter after each turn")
     rp.set_defaults(func=_replay)
 
