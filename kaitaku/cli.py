@@ -91,7 +91,7 @@ def _client(args: argparse.Namespace) -> int:
     if args.screenshot:
         from client.screenshot import render_screenshot
 
-        render_screenshot(args.screenshot, lang=lang, size=(1280, 800))
+        render_screenshot(args.screenshot, lang=lang, size=(1280, 800), scene=args.scene)
         print(f"wrote {args.screenshot}")
         return 0
     from client.app import App, NoDisplay
@@ -444,6 +444,11 @@ def build_parser() -> argparse.ArgumentParser:
                      help="language (default: from $LANG; Japanese needs a CJK font)")
     cli.add_argument("--screenshot", default=None, metavar="FILE.png",
                      help="draw a sample table to FILE.png without a window, and exit")
+    cli.add_argument("--scene", default="table",
+                     choices=("table", "stats", "trade", "colorblind"),
+                     help="with --screenshot: the table in a build mode (default), the "
+                          "end-of-game statistics, the trade panel, or the colour-blind "
+                          "palette")
     cli.add_argument("--no-discovery", action="store_true",
                      help="do not look for servers on the LAN")
     cli.set_defaults(func=_client)
