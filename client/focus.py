@@ -11,8 +11,10 @@ after a focus key was pressed, and hides again on a mouse click.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
+from typing import Any
 
 import pygame
 
@@ -26,6 +28,8 @@ class Stop:
     rect: pygame.Rect
     choose: Callable[[], object]
     round: bool = False  # drawn as a circle (a spot on the board)
+    adjust: Callable[[int], object] | None = None  # ← / → (or ↑ / ↓: ``vertical``) change it
+    vertical: bool = False
 
 
 class FocusRing:
@@ -110,7 +114,12 @@ class FocusRing:
         arrows = {pygame.K_LEFT: (-1, 0), pygame.K_RIGHT: (1, 0), pygame.K_UP: (0, -1),
                   pygame.K_DOWN: (0, 1)}
         if key in arrows and not getattr(event, "mod", 0) & (pygame.KMOD_CTRL | pygame.KMOD_ALT):
-            self.toward(stops, *arrows[key])
+            dx, dy = arrows[key]
+            here = self.current(stops) if self.visible else None
+            if here is not None and here.adjust is not None and (dy if here.vertical else dx):
+                here.adjust(dy if here.vertical else dx)  # a value or a list row, not the focus
+                return True
+            self.toward(stops, dx, dy)
             return True
         if enter and key in (pygame.K_RETURN, pygame.K_KP_ENTER, pygame.K_SPACE):
             return self.choose(stops)
@@ -134,6 +143,61 @@ class FocusRing:
         pygame.draw.rect(surface, RING_DARK, outer, 2 * width, border_radius=radius + width)
         pygame.draw.rect(surface, RING_LIGHT, outer.inflate(-2 * width, -2 * width), width,
                          border_radius=radius)
+
+
+def widget_stops(widgets: Iterable[Any]) -> list[Stop]:
+    """Stops for the lobby's widgets (:mod:`client.widgets`): a button or a checkbox
+    is clicked; a selector or stepper steps (← / → too); a language switch takes the
+    next language; a list moves its selection with ↑ / ↓ and Enter opens the row; a
+    text field takes the typing."""
+    from .widgets import ListView, Segmented, Selector, TextInput
+
+    out: list[Stop] = []
+    for w in widgets:
+        rect = getattr(w, "rect", None)
+        if rect is None or rect.w <= 0 or not getattr(w, "enabled", True):
+            continue
+        key = ("widget", type(w).__name__, tuple(rect))  # (rebuilt widgets keep their place)
+        if isinstance(w, Selector):
+            out.append(Stop(key, w.rect, partial(w.step, 1), adjust=w.step))
+        elif isinstance(w, ListView):
+            if w.items:
+                out.append(Stop(key, w.rect, partial(_open_row, w),
+                                adjust=partial(_move_row, w), vertical=True))
+        elif isinstance(w, Segmented):
+            out.append(Stop(key, w.rect, partial(_next_segment, w, 1),
+                            adjust=partial(_next_segment, w)))
+        elif isinstance(w, TextInput):
+            out.append(Stop(key, w.rect, partial(w.focus, True)))
+        else:  # a button, a checkbox: a click in its middle
+            event = pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=w.rect.center, button=1)
+            out.append(Stop(key, w.rect, partial(w.handle, event)))
+    return out
+
+
+def _move_row(view: Any, delta: int) -> None:
+    n = len(view.items)
+    if not n:
+        return
+    view.selected = 0 if view.selected is None else max(0, min(n - 1, view.selected + delta))
+    if view.on_select is not None:
+        view.on_select(view.selected)
+
+
+def _open_row(view: Any) -> None:
+    if view.selected is None:
+        _move_row(view, 1)
+    elif view.on_activate is not None:
+        view.on_activate(view.selected)
+
+
+def _next_segment(seg: Any, delta: int) -> None:
+    values = [v for v, _ in seg.options]
+    i = (values.index(seg.value) + delta) % len(values) if seg.value in values else 0
+    if values[i] != seg.value:
+        seg.value = values[i]
+        if seg.on_change is not None:
+            seg.on_change(seg.value)
 
 
 def reading_order(stops: list[Stop]) -> list[Stop]:

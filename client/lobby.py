@@ -17,6 +17,7 @@ import pygame
 
 from . import palette
 from .describe import player_name
+from .focus import FocusRing, Stop, reading_order, widget_stops
 from .model import CONNECTING, OFFLINE
 from .net import parse_address
 from .scene import Context, Scene
@@ -102,6 +103,7 @@ class LobbyScene(Scene):
         self.discovery_note = discovery_note
         self.message: str | None = None  # a local problem (bad address, ...)
         self.address_text = address
+        self.focus = FocusRing()  # Tab / arrows / Enter once connected (client.focus)
         self.creator_of: str | None = None  # the table this client created
         self.created: Message | None = None  # the create_table message it was created with
         self._create_msg: Message | None = None
@@ -300,25 +302,19 @@ class LobbyScene(Scene):
     def enter(self) -> None:
         self._refresh_in = 0.0
 
+    def focus_stops(self) -> list[Stop]:
+        """The lobby's choices for the keyboard (connected: its buttons and lists)."""
+        return reading_order(widget_stops(self._widgets(self.mode)))
+
     def handle(self, event: pygame.event.Event) -> bool:
+        mode = self.mode
+        if mode != "offline" and self._for_ring(event) \
+                and self.focus.handle(event, self.focus_stops()):
+            return True
         if event.type == pygame.KEYDOWN and event.key == pygame.K_TAB:
             self._tab(-1 if getattr(event, "mod", 0) & pygame.KMOD_SHIFT else 1)
             return True
-        mode = self.mode
-        widgets: list[Any] = [self.lang_toggle, self.connect_button]
-        if self.play is None:  # kaitaku play shows its game there instead
-            widgets.append(self.server_list)
-        if mode == "offline":
-            widgets += self.inputs
-        if mode == "lobby":
-            widgets += [self.refresh_button, self.new_button, self.join_button,
-                        self.spectate_button, self.table_list, *self.seat_buttons]
-            if self.play is not None:
-                widgets.append(self.new_game_button)
-                if self.play_offer() is not None:
-                    widgets.append(self.continue_button)
-        if mode == "waiting":
-            widgets += [self.start_button, self.leave_button]
+        widgets = self._widgets(mode)
         used = False
         for w in widgets:
             if w.handle(event):
@@ -333,6 +329,37 @@ class LobbyScene(Scene):
                 self.open_create()
                 return True
         return used
+
+    def _for_ring(self, event: pygame.event.Event) -> bool:
+        """Events the focus ring looks at: a click (it hides the ring), Tab, and the
+        arrows, Enter and Space while the ring shows (else a list's own arrows)."""
+        if event.type == pygame.MOUSEBUTTONDOWN:
+            return True
+        if event.type != pygame.KEYDOWN:
+            return False
+        if event.key == pygame.K_TAB:
+            return True
+        return self.focus.visible and event.key in (
+            pygame.K_LEFT, pygame.K_RIGHT, pygame.K_UP, pygame.K_DOWN, pygame.K_RETURN,
+            pygame.K_KP_ENTER, pygame.K_SPACE)
+
+    def _widgets(self, mode: str) -> list[Any]:
+        """The widgets that take input in ``mode``."""
+        widgets: list[Any] = [self.lang_toggle, self.connect_button]
+        if self.play is None:  # kaitaku play shows its game there instead
+            widgets.append(self.server_list)
+        if mode == "offline":
+            widgets += self.inputs
+        if mode == "lobby":
+            widgets += [self.refresh_button, self.new_button, self.join_button,
+                        self.spectate_button, self.table_list, *self.seat_buttons]
+            if self.play is not None:
+                widgets.append(self.new_game_button)
+                if self.play_offer() is not None:
+                    widgets.append(self.continue_button)
+        if mode == "waiting":
+            widgets += [self.start_button, self.leave_button]
+        return widgets
 
     def next_frame(self) -> float | None:
         """A focused field's caret blinks (servers found on the LAN and the table
@@ -487,6 +514,8 @@ class LobbyScene(Scene):
             self._draw_waiting(surface)
         else:
             self._draw_tables(surface)
+        if self.focus.visible and self.ctx.stack.top is self:
+            self.focus.draw(surface, self.focus_stops())
 
     def _draw_connect(self, surface: pygame.Surface) -> None:
         tr, font, model = self.ctx.tr, self.ctx.font, self.ctx.model
@@ -722,6 +751,7 @@ class CreateTableDialog(Scene):
 
     def __init__(self, ctx: Context, lobby: LobbyScene) -> None:
         super().__init__(ctx)
+        self.focus = FocusRing()
         self.lobby = lobby
         tr = ctx.tr
         self.kinds = ["human", *bot_kinds()]
@@ -841,6 +871,13 @@ class CreateTableDialog(Scene):
         if event.type == pygame.KEYDOWN and event.key == pygame.K_ESCAPE:
             self.cancel()
             return True
+        if event.type == pygame.KEYDOWN and event.key == pygame.K_TAB:
+            self.name_input.focus(False)  # the ring moves on from the name too
+        typing = self.name_input.focused
+        if event.type == pygame.MOUSEBUTTONDOWN or (event.type == pygame.KEYDOWN and not typing):
+            stops = reading_order(widget_stops(self._widgets()))
+            if self.focus.handle(event, stops):
+                return True
         if (event.type == pygame.KEYDOWN and event.key in (pygame.K_RETURN, pygame.K_KP_ENTER)
                 and not self.name_input.focused):
             self.submit()
@@ -889,6 +926,8 @@ class CreateTableDialog(Scene):
                   self.note_pos, TEXT_DIM)
         self.cancel_button.draw(surface, font(18))
         self.create_button.draw(surface, font(18, True))
+        if self.focus.visible:
+            self.focus.draw(surface, reading_order(widget_stops(self._widgets())))
 
 
 # -- drawing helpers ---------------------------------------------------------------------

@@ -381,3 +381,77 @@ def test_arrows_space_and_the_ring() -> None:
         assert scene.chat.focused
     finally:
         app.close()
+
+
+async def test_the_lobby_by_keyboard(server: Server) -> None:
+    """Two windows, keys only: one makes a 2-player table (Tab to *New table*, the
+    players with ← in the dialog, Tab to *Create*), the other finds it in the list
+    (F5, Tab to the list, ↓, Enter) and joins; the game starts in both."""
+    from client.lobby import CreateTableDialog
+
+    host = App(connect=f"127.0.0.1:{server.port}", name="Host", discover=False)
+    guest = App(connect=f"127.0.0.1:{server.port}", name="Guest", discover=False)
+
+    async def run(app: App, until: Callable[[], bool], timeout: float = 10.0) -> None:
+        end = time.monotonic() + timeout
+        while not until():
+            assert time.monotonic() < end, (app.ctx.stack.scenes, app.model.table_status)
+            app.step(1 / 60)
+            await asyncio.sleep(0.005)
+
+    def press(app: App, *keys: tuple[int, int]) -> None:
+        for k, mod in keys:
+            pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=k, mod=mod, unicode=""))
+        app.step(1 / 60)  # this window takes them
+
+    async def tab_to(app: App, ring: Any, stops: Callable[[], list[Stop]],
+                     rect: pygame.Rect) -> None:
+        for _ in range(40):
+            here = ring.current(stops()) if ring.visible else None
+            if here is not None and here.rect == rect:
+                return
+            press(app, TAB)
+            await asyncio.sleep(0)
+        raise AssertionError(f"Tab never reached {rect}")
+
+    try:
+        await run(host, lambda: host.lobby.mode == "lobby")
+        await run(guest, lambda: guest.lobby.mode == "lobby")
+        lobby = host.lobby
+        await tab_to(host, lobby.focus, lobby.focus_stops, lobby.new_button.rect)
+        press(host, ENTER)
+        dlg = host.ctx.stack.top
+        assert isinstance(dlg, CreateTableDialog)
+
+        def dialog_stops() -> list[Stop]:
+            from client.focus import reading_order, widget_stops
+
+            return reading_order(widget_stops(dlg._widgets()))
+
+        await tab_to(host, dlg.focus, dialog_stops, dlg.players_stepper.rect)
+        press(host, (pygame.K_LEFT, 0), (pygame.K_LEFT, 0))
+        assert dlg.players_stepper.value == 2
+        await tab_to(host, dlg.focus, dialog_stops, dlg.create_button.rect)
+        press(host, ENTER)
+        await run(host, lambda: host.lobby.mode == "waiting")
+        assert host.model.settings is not None and host.model.settings["players"] == 2
+        # the guest: refresh, Tab to the list, the first row, Enter
+        g = guest.lobby
+        press(guest, (pygame.K_F5, 0))
+        await run(guest, lambda: bool(guest.model.tables))
+        guest.step(1 / 60)
+        await tab_to(guest, g.focus, g.focus_stops, g.table_list.rect)
+        press(guest, (pygame.K_DOWN, 0))
+        assert g.table_list.selected == 0
+        press(guest, ENTER)
+        end = time.monotonic() + 10
+        while not (isinstance(guest.ctx.stack.scenes[0], TableScene)
+                   and isinstance(host.ctx.stack.scenes[0], TableScene)):
+            assert time.monotonic() < end, (guest.model.table_status, host.model.table_status)
+            host.step(1 / 60)
+            guest.step(1 / 60)
+            await asyncio.sleep(0.005)
+        assert guest.model.table == host.model.table and guest.model.seat == 1
+    finally:
+        guest.close()
+        host.close()
