@@ -28,6 +28,7 @@ from typing import Any
 
 import pygame
 
+from . import palette
 from .discovery import Browser
 from .fonts import Fonts
 from .i18n import Translator
@@ -35,6 +36,8 @@ from .lobby import LAN_OFF, LobbyScene
 from .model import OFFLINE, ONLINE, RECONNECTING, ClientModel
 from .net import NetClient, parse_address
 from .scene import Context, Scene
+from .settings import SettingsFile
+from .sound import SoundBoard
 from .state_file import StateFile
 from .widgets import BAD, GOOD, PANEL_EDGE, TEXT_LIGHT, WARN, draw_text, fit_text
 
@@ -121,7 +124,10 @@ class App:
     ``discover``: browse the LAN for servers; ``play``: ``kaitaku play``'s hooks
     (:class:`kaitaku.play.PlayHooks`: the game it keeps, the new game's table) —
     the window then offers to continue the kept game, keeps the game when it is
-    left or closed, and offers to play again."""
+    left or closed, and offers to play again; ``replay``: a finished game
+    (:class:`client.replay.Replay`) to show in the replay viewer instead of a
+    lobby (no server); ``settings``: the settings file (sound, palette);
+    ``sound``: open the mixer (it stays silent without audio)."""
 
     def __init__(self, *, connect: str | None = None, name: str | None = None,
                  lang: str = "en", size: tuple[int, int] = DEFAULT_SIZE,
@@ -129,10 +135,19 @@ class App:
                  net_factory: Callable[..., NetClient] | None = None,
                  fonts: Fonts | None = None,
                  table_scene: Callable[[Context], Scene] | None = None,
-                 play: Any = None) -> None:
+                 play: Any = None, settings: SettingsFile | None = None,
+                 sound: bool = True, replay: Any = None) -> None:
         self.screen = open_window(size)
         pygame.font.init()
         pygame.key.set_repeat(400, 35)
+        self.settings_file = settings if settings is not None else SettingsFile()
+        self.settings = self.settings_file.load()
+        palette.use(self.settings.palette)
+        self.sound = SoundBoard(muted=self.settings.muted, volume=self.settings.volume,
+                                enabled=sound)
+        self._title = ""
+        self._chimed: tuple[Any, ...] | None = None  # the decision the last chime was for
+        self.replay = replay  # a client.replay.Replay: the replay viewer, no server
         self.fonts = fonts if fonts is not None else Fonts(lang)
         self.fonts.set_lang(lang)
         self.model = ClientModel()
@@ -155,8 +170,8 @@ class App:
         self.ctx = Context(model=self.model, tr=Translator(self.fonts.lang), font=self.fonts.get,
                            send=self.send, quit=self.quit,
                            options={"size": self.screen.get_size(), "fonts": self.fonts,
-                                    "app": self})
-        pygame.display.set_caption(self.ctx.tr("app.title"))
+                                    "app": self, "sound": self.sound})
+        self._update_title()
         self.browser: Browser | None = None
         note: str | None = None
         if discover:
@@ -177,7 +192,13 @@ class App:
                 self._auto_create = play.new_game(self.ctx.tr.lang)
             if play.storage_error:
                 self.toast(self.ctx.tr("play.not_kept", detail=play.storage_error), info=True)
-        self.ctx.stack.replace(self.lobby)
+        if replay is not None:
+            from .replay_scene import ReplayScene
+
+            self.ctx.stack.replace(ReplayScene(self.ctx, replay))
+            connect = None
+        else:
+            self.ctx.stack.replace(self.lobby)
         if self.fonts.notice:
             self.toast(self.fonts.notice, info=True)
         for problem in self.fonts.problems:
@@ -185,7 +206,7 @@ class App:
         if connect:
             host, port = parse_address(connect)
             self.connect(host, port, name or self.lobby.name_input.text)
-        else:
+        elif replay is None:
             self.model.apply({"type": "_status", "state": OFFLINE, "detail": ""})
 
     # -- what scenes and the lobby call ------------------------------------------------
@@ -216,13 +237,59 @@ class App:
         """Switch the UI language; returns the one shown (English without a CJK font)."""
         shown = self.fonts.set_lang(lang)
         self.ctx.tr = Translator(shown)
-        pygame.display.set_caption(self.ctx.tr("app.title"))
+        self._update_title()
         if self.fonts.notice:
             self.toast(self.fonts.notice, info=True)
         return shown
 
     def quit(self) -> None:
         self.running = False
+
+    # -- settings: sound and palette ----------------------------------------------------
+
+    def toggle_mute(self) -> bool:
+        """M: sound off or on (kept in the settings file); returns whether muted."""
+        muted = self.sound.toggle_mute()
+        self.settings = self.settings.with_(muted=muted)
+        self.settings_file.save(self.settings)
+        self.toast(self.ctx.tr("app.sound_off" if muted else "app.sound_on"), info=True)
+        return muted
+
+    def toggle_palette(self) -> str:
+        """F3: the colour-blind palette (with seat marks) or the standard one."""
+        name = "standard" if palette.name() == "colorblind" else "colorblind"
+        palette.use(name)
+        self.settings = self.settings.with_(palette=name)
+        self.settings_file.save(self.settings)
+        self.toast(self.ctx.tr(f"app.palette_{name}"), info=True)
+        return name
+
+    def your_turn(self) -> bool:
+        """This seat owes a decision in a running game."""
+        m = self.model
+        view = m.view
+        return (m.seat is not None and view is not None and m.game_over is None
+                and view.get("phase") != "game_over" and m.seat in (view.get("to_act") or ()))
+
+    def _update_title(self) -> None:
+        """The window title says when it is your turn (a window in the background
+        shows it in the task bar), and a chime sounds once per turn (and once per
+        decision asked of you in another player's turn)."""
+        mine = self.your_turn()
+        title = self.ctx.tr("app.title_your_turn" if mine else "app.title")
+        if self.replay is not None:
+            title = self.ctx.tr("app.title_replay", title=self.replay.info.title)
+        if title != self._title:
+            self._title = title
+            pygame.display.set_caption(title)
+        if not mine:
+            return
+        view = self.model.view or {}
+        key = (self.model.table, view.get("turn"), view.get("current") == self.model.seat,
+               None if view.get("current") == self.model.seat else view.get("phase"))
+        if key != self._chimed:
+            self._chimed = key
+            self.sound.play("turn")
 
     # -- kaitaku play: the kept game -------------------------------------------------
 
@@ -243,15 +310,42 @@ class App:
         self._reclaim = True
         self._reconnect()
 
-    def new_game(self) -> None:
-        """Start a new game against the bots (``kaitaku play``); the kept one is given up."""
+    def new_game(self, like: dict[str, Any] | None = None) -> None:
+        """Start a new game against the bots (``kaitaku play``); the kept one is given
+        up. ``like``: a finished table's settings and bots to play again
+        (:func:`client.rematch.rematch_request`)."""
         if self.play is None:
             return
         self.play.forget_last()
         self.offer = None
-        self._auto_create = self.play.new_game(self.ctx.tr.lang)
+        self._auto_create = self.play.new_game(self.ctx.tr.lang, like=like)
         if self.model.table is not None:  # a finished game: a fresh session for the new one
             self._reconnect()
+
+    def rematch_kind(self) -> str | None:
+        """What the game-over screen offers: ``"again"`` (``kaitaku play``: the same
+        bots on a new board), ``"rematch"`` (this window created the table on a
+        server: a new table with the same settings and bots, that others can join),
+        or None."""
+        if self.play is not None:
+            return "again"
+        if self.lobby.created is not None and self.lobby.creator_of == self.model.table \
+                and self.model.table is not None:
+            return "rematch"
+        return None
+
+    def rematch(self) -> None:
+        """Play the finished table again: same seats and settings, a new board."""
+        from .rematch import rematch_request
+
+        kind = self.rematch_kind()
+        if kind == "again":
+            self.new_game(like=rematch_request(self.model))
+        elif kind == "rematch":
+            spec = rematch_request(self.model, self.lobby.created)
+            if spec is not None:
+                self._auto_create = spec  # created once we are back in the lobby
+                self.send({"type": "leave"})
 
     def playing(self) -> bool:
         """In a running game with a seat (leaving or closing would cost something)."""
@@ -305,6 +399,7 @@ class App:
             for msg in self.net.poll():
                 self.model.apply(msg)
                 changed = True
+        self.lobby.track_created()
         toasts = len(self.toasts)
         self._notice_changes(dt)
         changed |= len(self.toasts) != toasts
@@ -315,6 +410,7 @@ class App:
         for event in pygame.event.get():
             self._event(event)
             changed = True
+        self._update_title()
         scenes = list(self.ctx.stack.scenes)
         self.ctx.stack.update(dt)
         changed |= self.ctx.stack.scenes != scenes  # a dialog opened or closed itself
@@ -344,6 +440,7 @@ class App:
         if self.browser is not None:
             self.browser.close()
             self.browser = None
+        self.sound.close()
         pygame.display.quit()
 
     # -- inside a frame ----------------------------------------------------------------
@@ -377,6 +474,8 @@ class App:
             model.table_status in ("playing", "finished") or model.view is not None)
 
     def _transition(self) -> None:
+        if self.replay is not None:
+            return  # the viewer stays (there is no lobby to go back to)
         stack = self.ctx.stack
         base = stack.scenes[0] if stack.scenes else None
         if self.in_game():
@@ -395,6 +494,9 @@ class App:
     def _event(self, event: pygame.event.Event) -> None:
         if event.type == pygame.QUIT:
             self.request_quit()
+            return
+        if event.type == pygame.KEYDOWN and event.key == pygame.K_F3:
+            self.toggle_palette()
             return
         if event.type in (pygame.VIDEORESIZE, pygame.WINDOWSIZECHANGED):
             surface = pygame.display.get_surface()

@@ -34,6 +34,7 @@ from protocol.rules.board import (
     pips,
 )
 
+from . import palette
 from .table_gfx import (
     CREAM,
     INK,
@@ -48,19 +49,39 @@ from .table_gfx import (
     Point,
     aa_circle,
     aa_polygon,
+    draw_mark,
     hex_points,
+    mark_on,
     resource_icon,
     shade,
     supersampled,
     thick_line,
 )
-from .widgets import NEUTRAL_COLORS, SEAT_COLORS
 
 MARK: Color = (255, 240, 150)
 """The colour legal spots light up in (the piece under the mouse shows the seat's colour)."""
+MARK_RIM: Color = (22, 20, 18)
+"""The dark rims around a lit spot: on pale terrain the rim, on dark terrain the light
+band has 3:1 contrast (tests/client/test_palette.py)."""
+PULSE_ALPHA = (205, 255)
+"""The lit spots pulse between these opacities."""
+
+
+def highlight_alpha(pulse: float) -> int:
+    """The opacity of the lit spots at ``pulse`` (0-1, a cycle)."""
+    lo, hi = PULSE_ALPHA
+    return round(lo + (hi - lo) * (0.5 + 0.5 * math.sin(pulse * 2 * math.pi)))
+
+
+def _stroke(sz: float) -> tuple[float, float]:
+    """(dark rim, light band) widths in pixels of a lit spot at hex size ``sz``:
+    never under two pixels each."""
+    return max(3.0, sz * 0.055), max(3.0, sz * 0.05)
 HARBOR_OUT = 0.78
 """Distance (hex units) from a harbor edge's midpoint to its badge, seawards."""
 _BADGE_HALF = (0.44, 0.2)  # half width, half height of a harbor badge (hex units)
+MAX_ZOOM = 2.5
+"""The closest the board zooms in (2.5 times the whole island's size)."""
 NODE_TOLERANCE = 0.36
 EDGE_TOLERANCE = 0.26
 HEX_TOLERANCE = 0.98
@@ -69,8 +90,21 @@ HEX_TOLERANCE = 0.98
 def owner_color(owner: int, players: int) -> Color:
     """The colour of a seat, or of a neutral player (owners 2 and 3 of a 2-player game)."""
     if players == 2 and owner >= 2:
-        return NEUTRAL_COLORS[(owner - 2) % len(NEUTRAL_COLORS)]
-    return SEAT_COLORS[owner % len(SEAT_COLORS)]
+        return palette.neutral_color(owner - 2)
+    return palette.seat_color(owner)
+
+
+def piece_edge(color: Color, f: float = -0.55) -> Color:
+    """The outline of a piece: darker than its colour, or light for a dark piece
+    (so a black piece stands out on the forest)."""
+    if 0.299 * color[0] + 0.587 * color[1] + 0.114 * color[2] < 70:
+        return (196, 196, 200)
+    return shade(color, f)
+
+
+def owner_mark(owner: int) -> str | None:
+    """The mark on ``owner``'s pieces (None: the palette has no marks)."""
+    return palette.mark(owner) if palette.marks_on() else None
 
 
 def _harbor_vectors() -> list[tuple[Point, Point]]:
@@ -103,22 +137,42 @@ _PAD = 0.12  # hex units of sea around everything
 
 
 class BoardLayout:
-    """Pixel positions of every hex, node and edge, fitted into ``rect``."""
+    """Pixel positions of every hex, node and edge, fitted into ``rect``.
 
-    def __init__(self, rect: pygame.Rect, fit: pygame.Rect | None = None) -> None:
+    ``fit``: the part of ``rect`` the whole island fits into at ``zoom`` 1. With
+    ``zoom`` > 1 the island is that much larger (a "world" of ``rect``'s size
+    times ``zoom``) and ``pan`` (world pixels) says which part of it ``rect``
+    shows; every position (and so every hit test) is in screen pixels."""
+
+    def __init__(self, rect: pygame.Rect, fit: pygame.Rect | None = None, zoom: float = 1.0,
+                 pan: tuple[float, float] = (0.0, 0.0)) -> None:
         self.rect = pygame.Rect(rect)
         self.fit = pygame.Rect(fit) if fit is not None else pygame.Rect(rect)
+        self.zoom = zoom
+        self.pan = pan
         # the island is centred (harbors are not symmetric, so fit the larger side twice)
         w_units = 2 * (max(-_MIN_X, _MAX_X) + _PAD)
         h_units = 2 * (max(-_MIN_Y, _MAX_Y) + _PAD)
-        self.size = max(4.0, min(self.fit.w / w_units, self.fit.h / h_units))
-        self.origin = (float(self.fit.centerx), float(self.fit.centery))
+        self.base_size = max(4.0, min(self.fit.w / w_units, self.fit.h / h_units))
+        self.size = self.base_size * zoom
+        self.origin = (self.rect.x + (self.fit.centerx - self.rect.x) * zoom - pan[0],
+                       self.rect.y + (self.fit.centery - self.rect.y) * zoom - pan[1])
         self.hex_xy = [self.to_px(p) for p in HEX_POS]
         self.node_xy = [self.to_px(p) for p in NODE_POS]
         self.edge_xy = [self.to_px(p) for p in EDGE_POS]
         self.edge_ends = [(self.node_xy[a], self.node_xy[b]) for a, b in EDGE_NODES]
         self.harbor_xy = [self.to_px((m[0] + o[0] * HARBOR_OUT, m[1] + o[1] * HARBOR_OUT))
                           for m, o in _HARBORS]
+
+    def world(self) -> BoardLayout:
+        """The same island on the whole zoomed world (its own pixels, no pan): what the
+        cached static layer is drawn in."""
+        z = self.zoom
+        w, h = round(self.rect.w * z), round(self.rect.h * z)
+        fit = pygame.Rect(round((self.fit.x - self.rect.x) * z),
+                          round((self.fit.y - self.rect.y) * z),
+                          round(self.fit.w * z), round(self.fit.h * z))
+        return BoardLayout(pygame.Rect(0, 0, w, h), fit)
 
     def to_px(self, p: Point) -> Point:
         return (self.origin[0] + p[0] * self.size, self.origin[1] + p[1] * self.size)
@@ -224,6 +278,7 @@ class Highlights:
     hexes: Collection[int] = ()
     color: Color = (255, 255, 255)
     ghost: str | None = None  # piece shown under the mouse: road, settlement, city, robber
+    owner: int | None = None  # whose piece the ghost is (for its mark)
 
 
 FontFn = Callable[..., pygame.font.Font]
@@ -238,36 +293,107 @@ class BoardView:
         self._static: pygame.Surface | None = None
         self._static_key: tuple[Any, ...] | None = None
         self._sprites: dict[tuple[Any, ...], pygame.Surface] = {}
+        self.zoom = 1.0
+        self.pan: tuple[float, float] = (0.0, 0.0)
         self.static_builds = 0
         self.last_static_ms = 0.0
 
     def set_rect(self, rect: pygame.Rect, fit: pygame.Rect | None = None) -> BoardLayout:
         """Draw into ``rect``, the island fitted into ``fit`` (default: all of ``rect``)."""
         fit = rect if fit is None else fit
-        if self.layout is None or self.layout.rect != rect or self.layout.fit != fit:
-            self.layout = BoardLayout(rect, fit)
-            self._sprites.clear()
+        lay = self.layout
+        if (lay is None or lay.rect != rect or lay.fit != fit or lay.zoom != self.zoom
+                or lay.pan != self.pan):
+            if lay is not None and (lay.rect != rect or lay.fit != fit):
+                self.zoom, self.pan = 1.0, (0.0, 0.0)  # a new size: the whole island again
+            self.pan = self._clamp(self.pan, rect, self.zoom)
+            self.layout = BoardLayout(rect, fit, self.zoom, self.pan)
+            if lay is None or abs(lay.size - self.layout.size) > 1e-9:
+                self._sprites.clear()  # (panning keeps the sprites: same sizes)
+        assert self.layout is not None
         return self.layout
+
+    # -- zoom and pan ----------------------------------------------------------------------
+
+    @staticmethod
+    def _clamp(pan: tuple[float, float], rect: pygame.Rect,
+               zoom: float) -> tuple[float, float]:
+        """Keep the view inside the zoomed world."""
+        return (max(0.0, min(rect.w * (zoom - 1), pan[0])),
+                max(0.0, min(rect.h * (zoom - 1), pan[1])))
+
+    def zoom_at(self, pos: Point, factor: float) -> bool:
+        """Zoom by ``factor`` keeping the point under ``pos`` (screen pixels) where it
+        is; returns whether the view changed."""
+        lay = self.layout
+        if lay is None:
+            return False
+        new = max(1.0, min(MAX_ZOOM, round(self.zoom * factor, 4)))
+        if abs(new - 1.0) < 0.02:
+            new = 1.0
+        if new == self.zoom:
+            return False
+        sx, sy = pos[0] - lay.rect.x, pos[1] - lay.rect.y
+        ux, uy = (sx + self.pan[0]) / self.zoom, (sy + self.pan[1]) / self.zoom
+        self.pan = self._clamp((ux * new - sx, uy * new - sy), lay.rect, new)
+        self.zoom = new
+        self.set_rect(lay.rect, lay.fit)
+        return True
+
+    def pan_by(self, dx: float, dy: float) -> bool:
+        """Move the view with the mouse (the island follows it)."""
+        lay = self.layout
+        if lay is None:
+            return False
+        pan = self._clamp((self.pan[0] - dx, self.pan[1] - dy), lay.rect, self.zoom)
+        if pan == self.pan:
+            return False
+        self.pan = pan
+        self.set_rect(lay.rect, lay.fit)
+        return True
+
+    def reset_view(self) -> bool:
+        lay = self.layout
+        if lay is None or (self.zoom == 1.0 and self.pan == (0.0, 0.0)):
+            return False
+        self.zoom, self.pan = 1.0, (0.0, 0.0)
+        self.set_rect(lay.rect, lay.fit)
+        return True
+
+    def show(self, pos: Point, margin: float = 40.0) -> bool:
+        """Pan so that screen point ``pos`` is inside the view (keyboard focus)."""
+        lay = self.layout
+        if lay is None or self.zoom == 1.0:
+            return False
+        r = lay.rect.inflate(-2 * margin, -2 * margin)
+        dx = (r.x - pos[0]) if pos[0] < r.x else (r.right - pos[0]) if pos[0] > r.right else 0
+        dy = (r.y - pos[1]) if pos[1] < r.y else (r.bottom - pos[1]) if pos[1] > r.bottom else 0
+        return bool(dx or dy) and self.pan_by(dx, dy)
+
+    def view_key(self) -> tuple[float, float, float]:
+        return (self.zoom, *self.pan)
 
     # -- static layer --------------------------------------------------------------------
 
     def static_surface(self, board: dict[str, Any]) -> pygame.Surface:
+        """The sea, the terrain, the numbers and the harbors of the whole (zoomed)
+        island, drawn once per board, size and zoom (panning only moves it)."""
         assert self.layout is not None
+        lay = self.layout
         key = (tuple(board["terrain"]), tuple(board["numbers"]), tuple(board["harbors"]),
-               tuple(self.layout.rect), tuple(self.layout.fit))
+               tuple(lay.rect.size), tuple(lay.fit.move(-lay.rect.x, -lay.rect.y)), lay.zoom)
         if self._static is None or self._static_key != key:
             t0 = time.perf_counter()
-            self._static = self._render_static(board)
+            self._static = None  # let the old one go before drawing a big new one
+            self._static = self._render_static(board, lay.world())
             self._static_key = key
             self.static_builds += 1
             self.last_static_ms = (time.perf_counter() - t0) * 1000
         return self._static
 
-    def _render_static(self, board: dict[str, Any]) -> pygame.Surface:
-        lay = self.layout
-        assert lay is not None
+    def _render_static(self, board: dict[str, Any], lay: BoardLayout) -> pygame.Surface:
         rect = lay.rect
-        f = 2  # supersampling factor of the shapes
+        f = 2 if rect.w * rect.h <= 2_000_000 else 1  # supersampling (big zooms need none)
         big = pygame.Surface((rect.w * f, rect.h * f))
         ox, oy = rect.x, rect.y
         sz = lay.size * f
@@ -377,7 +503,8 @@ class BoardView:
         ``("node", n)``) left out, because :meth:`draw_piece` fades it in."""
         lay = self.layout
         assert lay is not None
-        surface.blit(self.static_surface(view["board"]), lay.rect.topleft)
+        surface.blit(self.static_surface(view["board"]), lay.rect.topleft,
+                     pygame.Rect(round(lay.pan[0]), round(lay.pan[1]), lay.rect.w, lay.rect.h))
         players = int(view.get("players", 4))
         piece = last.piece if last is not None else None
         if last is not None and last.rolled is not None:
@@ -399,7 +526,8 @@ class BoardView:
         for edge, owner in view.get("roads", ()):
             if hide is not None and hide == ("edge", edge):
                 continue
-            spr = self._road_sprite(owner_color(owner, players), lay.edge_angle(edge))
+            spr = self._road_sprite(owner_color(owner, players), lay.edge_angle(edge),
+                                    owner_mark(owner))
             x, y = lay.edge_xy[edge]
             surface.blit(spr, (round(x - spr.get_width() / 2), round(y - spr.get_height() / 2)))
         rx, ry = lay.hex_xy[view["robber"]]
@@ -409,7 +537,7 @@ class BoardView:
         for node, owner, level in view.get("buildings", ()):
             if hide is not None and hide == ("node", node):
                 continue
-            spr = self._building_sprite(owner_color(owner, players), level)
+            spr = self._building_sprite(owner_color(owner, players), level, owner_mark(owner))
             x, y = lay.node_xy[node]
             surface.blit(spr, (round(x - spr.get_width() / 2), round(y - spr.get_height() / 2)))
 
@@ -427,12 +555,14 @@ class BoardView:
         if what == "edge":
             for edge, owner in view.get("roads", ()):
                 if edge == where:
-                    spr = self._road_sprite(owner_color(owner, players), lay.edge_angle(edge))
+                    spr = self._road_sprite(owner_color(owner, players), lay.edge_angle(edge),
+                                            owner_mark(owner))
                     x, y = lay.edge_xy[edge]
         else:
             for node, owner, level in view.get("buildings", ()):
                 if node == where:
-                    spr = self._building_sprite(owner_color(owner, players), level)
+                    spr = self._building_sprite(owner_color(owner, players), level,
+                                                owner_mark(owner))
                     x, y = lay.node_xy[node]
         if spr is None:
             return
@@ -488,8 +618,7 @@ class BoardView:
         lay = self.layout
         assert lay is not None
         under = self.hovered(hl, hover)
-        level = 0.55 + 0.45 * (0.5 + 0.5 * math.sin(pulse * 2 * math.pi))
-        alpha = round(120 + 135 * level)
+        alpha = highlight_alpha(pulse)
         ring = self._ring_sprite(MARK, 0.2)
         ring.set_alpha(alpha)
         for n in hl.nodes:
@@ -521,14 +650,16 @@ class BoardView:
             x, y = lay.node_xy[i]
             glow = self._glow_sprite(0.3)
             surface.blit(glow, (round(x - glow.get_width() / 2), round(y - glow.get_height() / 2)))
-            spr = self._building_sprite(hl.color, 2 if hl.ghost == "city" else 1)
+            mark = owner_mark(hl.owner) if hl.owner is not None else None
+            spr = self._building_sprite(hl.color, 2 if hl.ghost == "city" else 1, mark)
             surface.blit(spr, (round(x - spr.get_width() / 2), round(y - spr.get_height() / 2)))
         elif kind == "edge":
             x, y = lay.edge_xy[i]
             glow = self._edge_glow_sprite((255, 255, 255), lay.edge_angle(i))
             glow.set_alpha(255)
             surface.blit(glow, (round(x - glow.get_width() / 2), round(y - glow.get_height() / 2)))
-            spr = self._road_sprite(hl.color, lay.edge_angle(i))
+            mark = owner_mark(hl.owner) if hl.owner is not None else None
+            spr = self._road_sprite(hl.color, lay.edge_angle(i), mark)
             surface.blit(spr, (round(x - spr.get_width() / 2), round(y - spr.get_height() / 2)))
         else:
             x, y = lay.hex_xy[i]
@@ -548,7 +679,7 @@ class BoardView:
             self._sprites[key] = spr
         return spr
 
-    def _road_sprite(self, color: Color, angle: int) -> pygame.Surface:
+    def _road_sprite(self, color: Color, angle: int, mark: str | None = None) -> pygame.Surface:
         sz = self._size()
 
         def make() -> pygame.Surface:
@@ -561,17 +692,22 @@ class BoardView:
                 dx, dy = math.cos(a) * length * f / 2, -math.sin(a) * length * f / 2
                 thick_line(s, (0, 0, 0, 90), (c - dx + f, c - dy + 2 * f),
                            (c + dx + f, c + dy + 2 * f), thick * f * 1.1)
-                thick_line(s, shade(color, -0.55), (c - dx, c - dy), (c + dx, c + dy), thick * f)
+                thick_line(s, piece_edge(color), (c - dx, c - dy), (c + dx, c + dy), thick * f)
                 thick_line(s, color, (c - dx, c - dy), (c + dx, c + dy), thick * f * 0.66)
                 hx, hy = -math.sin(a) * thick * f * 0.12, -math.cos(a) * thick * f * 0.12
                 thick_line(s, shade(color, 0.35), (c - dx * 0.8 + hx, c - dy * 0.8 + hy),
                            (c + dx * 0.8 + hx, c + dy * 0.8 + hy), thick * f * 0.18)
+                if mark is not None:  # the seat's mark, twice along the road
+                    for k in (-0.3, 0.3):
+                        draw_mark(s, mark, (c + dx * k * 2, c + dy * k * 2), thick * f * 0.42,
+                                  mark_on(color), piece_edge(color))
 
             return supersampled((side, side), draw, 3)
 
-        return self._sprite(("road", color, angle), make)
+        return self._sprite(("road", color, angle, mark), make)
 
-    def _building_sprite(self, color: Color, level: int) -> pygame.Surface:
+    def _building_sprite(self, color: Color, level: int,
+                         mark: str | None = None) -> pygame.Surface:
         sz = self._size()
 
         def make() -> pygame.Surface:
@@ -588,27 +724,33 @@ class BoardView:
                            (0.06, -0.24), (0.24, -0.54), (0.5, -0.24), (0.5, 0.42)]
                 poly = [(c + x * W, c + y * W) for x, y in pts]
                 aa_polygon(s, (0, 0, 0, 80), [(x + 1.5 * f, y + 2.5 * f) for x, y in poly])
-                aa_polygon(s, shade(color, -0.6), _grow(poly, (c, c), W * 0.07))
+                aa_polygon(s, piece_edge(color, -0.6), _grow(poly, (c, c), W * 0.07))
                 aa_polygon(s, color, poly)
                 # a lighter roof / facade side for depth
                 if level == 1:
                     roof = [(c, c - 0.55 * W), (c + 0.5 * W, c - 0.12 * W), (c, c - 0.12 * W)]
                     aa_polygon(s, shade(color, 0.3), roof)
-                    door = pygame.Rect(0, 0, round(0.16 * W), round(0.26 * W))
-                    door.midbottom = (round(c), round(c + 0.45 * W))
-                    pygame.draw.rect(s, shade(color, -0.45), door)
+                    if mark is not None:
+                        draw_mark(s, mark, (c, c + 0.17 * W), 0.17 * W, mark_on(color))
+                    else:
+                        door = pygame.Rect(0, 0, round(0.16 * W), round(0.26 * W))
+                        door.midbottom = (round(c), round(c + 0.45 * W))
+                        pygame.draw.rect(s, shade(color, -0.45), door)
                 else:
                     aa_polygon(s, shade(color, 0.3), [(c + 0.24 * W, c - 0.54 * W),
                                                       (c + 0.5 * W, c - 0.24 * W),
                                                       (c + 0.24 * W, c - 0.24 * W)])
-                    for wx in (-0.34, -0.12, 0.28):
+                    for wx in ((0.28,) if mark is not None else (-0.34, -0.12, 0.28)):
                         win = pygame.Rect(0, 0, round(0.1 * W), round(0.12 * W))
                         win.center = (round(c + wx * W), round(c + 0.1 * W))
                         pygame.draw.rect(s, shade(color, -0.45), win)
+                    if mark is not None:
+                        draw_mark(s, mark, (c - 0.22 * W, c + 0.14 * W), 0.15 * W,
+                                  mark_on(color))
 
             return supersampled((side, side), draw, 3)
 
-        return self._sprite(("building", color, level), make)
+        return self._sprite(("building", color, level, mark), make)
 
     def _robber_sprite(self) -> pygame.Surface:
         sz = self._size()
@@ -632,19 +774,23 @@ class BoardView:
         return self._sprite(("robber",), make)
 
     def _ring_sprite(self, color: Color, radius: float) -> pygame.Surface:
+        """A ring of ``color`` between two dark rims (so it shows on pale and dark
+        ground alike), over a faint disc of the colour."""
         sz = self._size()
 
         def make() -> pygame.Surface:
             r = sz * radius
-            side = round(2 * r + 8)
+            rim, core = _stroke(sz)
+            side = round(2 * (r + rim) + 8)
 
             def draw(s: pygame.Surface, f: float) -> None:
-                c = side * f / 2
+                c = round(side * f / 2)
                 aa_circle(s, (*color, 70), (c, c), r * f)
-                pygame.draw.circle(s, (30, 30, 30, 160), (round(c), round(c)), round(r * f),
-                                   max(1, round(sz * f * 0.05)))
-                pygame.draw.circle(s, (*color, 255), (round(c), round(c)), round(r * f),
-                                   max(1, round(sz * f * 0.03)))
+                outer = round((r + rim) * f)
+                pygame.draw.circle(s, (*MARK_RIM, 255), (c, c), outer,
+                                   max(1, round((2 * rim + core) * f)))
+                pygame.draw.circle(s, (*color, 255), (c, c), round(r * f),
+                                   max(1, round(core * f)))
 
             return supersampled((side, side), draw, 3)
 
@@ -667,20 +813,26 @@ class BoardView:
         return self._sprite(("glow", radius), make)
 
     def _edge_glow_sprite(self, color: Color, angle: int) -> pygame.Surface:
+        """A lit edge: a band of ``color`` inside a dark rim, a white line down its middle."""
         sz = self._size()
 
         def make() -> pygame.Surface:
-            length, thick = sz * 0.5, sz * 0.2
+            length = sz * 0.5
+            rim, core = _stroke(sz)
+            core = max(core, sz * 0.13)
+            thick = core + 2 * rim
             side = round(length + thick + 6)
 
             def draw(s: pygame.Surface, f: float) -> None:
                 c = side * f / 2
                 a = math.radians(angle)
                 dx, dy = math.cos(a) * length * f / 2, -math.sin(a) * length * f / 2
-                thick_line(s, (20, 20, 20, 170), (c - dx, c - dy), (c + dx, c + dy), thick * f)
-                thick_line(s, (*color, 255), (c - dx, c - dy), (c + dx, c + dy), thick * f * 0.6)
-                thick_line(s, (255, 255, 255, 255), (c - dx * 0.7, c - dy * 0.7),
-                           (c + dx * 0.7, c + dy * 0.7), thick * f * 0.2)
+                # no anti-aliased edges inside the band (they would let the ground
+                # show through on an alpha surface): the downscale smooths them
+                _solid_line(s, (*MARK_RIM, 255), (c - dx, c - dy), (c + dx, c + dy), thick * f)
+                _solid_line(s, (*color, 255), (c - dx, c - dy), (c + dx, c + dy), core * f)
+                _solid_line(s, (255, 255, 255, 255), (c - dx * 0.7, c - dy * 0.7),
+                            (c + dx * 0.7, c + dy * 0.7), core * f * 0.3)
 
             return supersampled((side, side), draw, 3)
 
@@ -753,6 +905,18 @@ class BoardView:
     def _size(self) -> float:
         assert self.layout is not None
         return self.layout.size
+
+
+def _solid_line(surface: pygame.Surface, color: Sequence[int], a: Point, b: Point,
+                width: float) -> None:
+    """A line of ``width`` with round caps, without anti-aliasing."""
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    length = math.hypot(dx, dy) or 1.0
+    nx, ny = -dy / length * width / 2, dx / length * width / 2
+    pygame.draw.polygon(surface, color, [(a[0] + nx, a[1] + ny), (b[0] + nx, b[1] + ny),
+                                         (b[0] - nx, b[1] - ny), (a[0] - nx, a[1] - ny)])
+    for p in (a, b):
+        pygame.draw.circle(surface, color, (round(p[0]), round(p[1])), round(width / 2))
 
 
 def _grow(poly: Sequence[Point], centre: Point, d: float) -> list[Point]:

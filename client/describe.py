@@ -13,6 +13,8 @@ from typing import Any
 
 from protocol.rules.board import RESOURCES, TERRAIN_NAMES
 
+from . import palette
+
 Tr = Callable[..., str]
 
 DEV_NAMES = ("knight", "road_building", "year_of_plenty", "monopoly", "victory_point")
@@ -20,6 +22,13 @@ DEV_NAMES = ("knight", "road_building", "year_of_plenty", "monopoly", "victory_p
 
 _BUILTIN_BOT = re.compile(r"(random|greedy|heuristic|search)-bot(?: ([1-4]))?")
 """The names the server gives the built-in bots it starts (``heuristic-bot 2``)."""
+
+
+def builtin_bot(name: str, kind: str | None) -> str | None:
+    """The built-in bot kind (random, greedy, heuristic, search) of a bot seat the
+    server named (``heuristic-bot 2``); None for anyone else."""
+    m = _BUILTIN_BOT.fullmatch(name) if kind == "bot" else None
+    return m.group(1) if m is not None else None
 
 
 def player_name(name: str, kind: str | None, tr: Tr) -> str:
@@ -44,7 +53,8 @@ def seat_name(model: Any, tr: Tr, seat: int | None) -> str:
     if model is not None and model.view is not None:
         players = int(model.view.get("players", 0))
     if players == 2 and seat >= 2:
-        return tr(f"table.neutral.{seat}")
+        return tr(f"table.neutral_cb.{seat}" if palette.name() == "colorblind"
+                  else f"table.neutral.{seat}")
     seats = model.table_seats if model is not None else []
     if 0 <= seat < len(seats):
         name = seats[seat].get("name")

@@ -32,8 +32,10 @@ from protocol.rules import (
     TokenRobberHome,
 )
 
-from .board_view import owner_color
+from . import charts, palette
+from .board_view import owner_color, piece_edge
 from .describe import DEV_NAMES
+from .focus import FocusRing, Stop, reading_order
 from .intents import may_offer, my_hand, open_trade, terms_ok
 from .scene import Context, Scene
 from .table_gfx import (
@@ -48,6 +50,8 @@ from .table_gfx import (
     RESOURCE_COLORS,
     Color,
     dev_icon,
+    draw_mark,
+    mark_on,
     panel,
     resource_chip,
     shade,
@@ -77,6 +81,7 @@ class Dialog(Scene):
         self.area = pygame.Rect(0, 0, 1280, 800)
         self._dim: pygame.Surface | None = None
         self.hover: tuple[int, int] | None = None
+        self.focus = FocusRing()  # Tab / arrows / Enter (client.focus)
         self._said: dict[str, tuple[str, dict[str, Any]]] | None = {}  # text -> key, fields
         self.build()
         said, self._said = self._said, None
@@ -106,6 +111,27 @@ class Dialog(Scene):
     def click(self, pos: tuple[int, int]) -> bool:
         """A left click on the panel that no button took."""
         return False
+
+    def extra_stops(self) -> list[Stop]:
+        """Keyboard stops besides the buttons and steppers (tiles, seat chips, ...)."""
+        return []
+
+    # -- keyboard ----------------------------------------------------------------------------
+
+    def stops(self) -> list[Stop]:
+        """Every choice of the dialog, in reading order: choosing one is a click on it."""
+        out = [Stop(("button", name), btn.rect, partial(self._left_click, btn.rect.center))
+               for name, btn in self.buttons.items()
+               if btn.visible and btn.enabled and btn.rect.w > 0]
+        for i, st in enumerate(self.steppers):
+            if st.enabled:
+                out.append(Stop(("minus", i), st.minus, partial(self._left_click, st.minus.center)))
+                out.append(Stop(("plus", i), st.plus, partial(self._left_click, st.plus.center)))
+        out += self.extra_stops()
+        return reading_order(out)
+
+    def _stop(self, key: Any, rect: pygame.Rect) -> Stop:
+        return Stop(key, rect, partial(self._left_click, rect.center))
 
     # -- common -----------------------------------------------------------------------------
 
@@ -195,23 +221,36 @@ class Dialog(Scene):
                 btn.handle(event)
             return True
         if event.type == pygame.KEYDOWN:
+            if self.focus.handle(event, self.stops()):
+                return True
             if event.key == pygame.K_ESCAPE and self.cancellable:
                 self.close()
             return True
         if event.type == pygame.MOUSEBUTTONDOWN:
-            for btn in list(self.buttons.values()):
-                if btn.handle(event):
-                    return True
-            for st in self.steppers:
+            self.focus.visible = False
+            if event.button == 1:
+                self._left_click(event.pos)
+                return True
+            for st in self.steppers:  # the wheel over a stepper
                 if st.handle(event):
                     return True
-            if event.button == 1 and self.rect.collidepoint(event.pos):
-                self.click(event.pos)
-            elif event.button == 3 and self.cancellable:
+            if event.button == 3 and self.cancellable:
                 self.close()
             return True
         return event.type in (pygame.MOUSEBUTTONUP, pygame.TEXTINPUT, pygame.KEYUP,
                               pygame.MOUSEWHEEL)
+
+    def _left_click(self, pos: tuple[int, int]) -> None:
+        """A left click (or Enter on the focused stop) at ``pos``."""
+        event = pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=pos, button=1)
+        for btn in list(self.buttons.values()):
+            if btn.handle(event):
+                return
+        for st in self.steppers:
+            if st.handle(event):
+                return
+        if self.rect.collidepoint(pos):
+            self.click(pos)
 
     def draw(self, surface: pygame.Surface) -> None:
         self.relabel()
@@ -233,6 +272,8 @@ class Dialog(Scene):
         self.draw_body(surface, self.body())
         for btn in self.buttons.values():
             btn.draw(surface, self.ui, 14)
+        if self.focus.visible:
+            self.focus.draw(surface, self.stops(), self.ui.scale)
 
     # -- helpers for subclasses ----------------------------------------------------------------
 
@@ -441,6 +482,9 @@ class ResourcePickDialog(Dialog):
                 return True
         return False
 
+    def extra_stops(self) -> list[Stop]:
+        return [self._stop(("tile", r), rect) for r, rect in self.tiles.items()]
+
     def _ok(self) -> None:
         a = self.action()
         if a is not None and self.send(a):
@@ -541,6 +585,11 @@ class MaritimeDialog(Dialog):
                 self.get = res
                 return True
         return False
+
+    def extra_stops(self) -> list[Stop]:
+        out = [self._stop(("give", r), rect) for r, rect in self.give_tiles.items()]
+        out += [self._stop(("get", r), rect) for r, rect in self.get_tiles.items()]
+        return out + [self._stop(("lots", -1), self.minus), self._stop(("lots", 1), self.plus)]
 
     def _ok(self) -> None:
         if self.give is None or self.get is None:
@@ -704,6 +753,9 @@ class TradeComposeDialog(Dialog):
                 self.to = q
                 return True
         return False
+
+    def extra_stops(self) -> list[Stop]:
+        return [self._stop(("to", q), rect) for q, rect in self.target_rects.items()]
 
     def relevant(self) -> bool:
         if self.ui.pending():
@@ -951,11 +1003,14 @@ class TokenDialog(Dialog):
 
 
 class GameOverDialog(Dialog):
-    """Final scores, the winner first."""
+    """The end of the game: the final scores and the game's statistics (points
+    over time, cards produced, stolen and traded, the dice against the odds),
+    all from what this window was sent (:mod:`client.stats`); *View board*,
+    *Back to lobby*, and *Play again* / *Rematch* where it can be offered."""
 
     kind = "game_over"
     after_game_over = True
-    width, height = 500, 380
+    width, height = 1180, 740
 
     def title(self) -> str:
         over = self.model.game_over or {}
@@ -969,15 +1024,63 @@ class GameOverDialog(Dialog):
     def build(self) -> None:
         self.buttons["board"] = TButton("board", self.tr("table.dlg.view_board"), self.close)
         app = self.ctx.options.get("app")
-        self._again = getattr(app, "play", None) is not None
-        if self._again:  # kaitaku play: the same bots again
-            self.buttons["again"] = TButton("again", self.tr("table.dlg.play_again"),
-                                            self._play_again, primary=True)
-        self.buttons["lobby"] = TButton("lobby", self.tr("table.dlg.to_lobby"), self._leave,
-                                        primary=not self._again)
+        offer = app.rematch_kind() if app is not None else None
+        self._again = offer is not None
+        if offer is not None:  # the same seats on a new board
+            label = "table.dlg.play_again" if offer == "again" else "table.dlg.rematch"
+            self.buttons["again"] = TButton("again", self.tr(label), self._play_again,
+                                            primary=True)
+        self._lobby = getattr(app, "replay", None) is None  # the replay viewer has none
+        if self._lobby:
+            self.buttons["lobby"] = TButton("lobby", self.tr("table.dlg.to_lobby"), self._leave,
+                                            primary=not self._again)
+
+    def layout(self) -> None:
+        super().layout()  # over the whole window, not only the island
+        surf = pygame.display.get_surface() if pygame.display.get_init() else None
+        size = surf.get_size() if surf is not None else self.ctx.options.get("size",
+                                                                             (1280, 800))
+        self.area = pygame.Rect((0, 0), size)
+        px = self.ui.px
+        self.rect = pygame.Rect(0, 0, min(px(self.width), self.area.w - px(16)),
+                                min(px(self.height), self.area.h - px(16)))
+        self.rect.center = self.area.center
+        self.place(self.body())
+        self._dim = None
+
+    def draw(self, surface: pygame.Surface) -> None:
+        if pygame.Rect((0, 0), surface.get_size()) != self.area:
+            self.layout()
+        self.relabel()
+        if self._dim is None or self._dim.get_size() != self.area.size:
+            self._dim = pygame.Surface(self.area.size, pygame.SRCALPHA)
+            self._dim.fill((10, 16, 24, 150))
+        surface.blit(self._dim, self.area.topleft)
+        px = self.ui.px
+        panel(surface, self.rect, PANEL_BG, CARD_EDGE, px(14), width=2)
+        t = self.ui.text
+        t.draw(surface, t.fit(self.title(), 22, self.rect.w - px(300), True),
+               (self.rect.x + px(18), self.rect.y + px(12)), 22, INK, True)
+        pygame.draw.line(surface, CARD_EDGE, (self.rect.x + px(16), self.rect.y + px(46)),
+                         (self.rect.right - px(16), self.rect.y + px(46)))
+        stats = self.model.stats
+        sub = self.tr("table.stats.summary", turns=stats.turn, rolls=sum(stats.dice))
+        t.draw(surface, sub, (self.rect.right - px(18), self.rect.y + px(20)), 13, INK_SOFT,
+               False, "topright")
+        self.draw_body(surface, self.body())
+        for btn in self.buttons.values():
+            btn.draw(surface, self.ui, 14)
+        if self.focus.visible:
+            self.focus.draw(surface, self.stops(), self.ui.scale)
+
+    def body(self) -> pygame.Rect:
+        px = self.ui.px
+        return pygame.Rect(self.rect.x + px(18), self.rect.y + px(56), self.rect.w - px(36),
+                           self.rect.h - px(56) - px(66))
 
     def place(self, body: pygame.Rect) -> None:
-        self.footer(["board", "lobby", "again"] if self._again else ["board", "lobby"])
+        self.footer(["board"] + (["lobby"] if self._lobby else [])
+                    + (["again"] if self._again else []), 40)
 
     def _leave(self) -> None:
         self.ctx.send({"type": "leave"})
@@ -987,7 +1090,7 @@ class GameOverDialog(Dialog):
         app = self.ctx.options.get("app")
         self.close()
         if app is not None:
-            app.new_game()
+            app.rematch()
 
     def vp_cards(self) -> list[int]:
         for ev in reversed(self.model.events):
@@ -995,7 +1098,23 @@ class GameOverDialog(Dialog):
                 return list(ev.get("vp_cards") or [])
         return []
 
+    def order(self) -> list[int]:
+        over = self.model.game_over or {}
+        scores = list(over.get("scores") or [])
+        winner = over.get("winner")
+        return sorted(range(len(scores)), key=lambda q: (q != winner, -scores[q], q))
+
     def draw_body(self, surface: pygame.Surface, body: pygame.Rect) -> None:
+        px = self.ui.px
+        left = pygame.Rect(body.x, body.y, round(body.w * 0.44), body.h)
+        right = pygame.Rect(left.right + px(16), body.y, body.right - left.right - px(16),
+                            body.h)
+        y = self._draw_scores(surface, left)
+        self._draw_cards(surface, pygame.Rect(left.x, y + px(10), left.w,
+                                              left.bottom - y - px(10)))
+        self._draw_charts(surface, right)
+
+    def _draw_scores(self, surface: pygame.Surface, area: pygame.Rect) -> int:
         t = self.ui.text
         px = self.ui.px
         over = self.model.game_over or {}
@@ -1003,31 +1122,145 @@ class GameOverDialog(Dialog):
         winner = over.get("winner")
         vp_cards = self.vp_cards()
         players = len(scores)
-        order = sorted(range(players), key=lambda q: (q != winner, -scores[q], q))
-        y = body.y + px(6)
-        for rank, q in enumerate(order):
-            row = pygame.Rect(body.x, y, body.w, px(48))
+        y = area.y
+        for rank, q in enumerate(self.order()):
+            row = pygame.Rect(area.x, y, area.w, px(42))
             fill = (255, 240, 196) if q == winner else CARD
             pygame.draw.rect(surface, fill, row, border_radius=px(8))
             pygame.draw.rect(surface, GOLD if q == winner else CARD_EDGE, row, 2 if q == winner
                              else 1, border_radius=px(8))
             col = owner_color(q, players)
-            pygame.draw.circle(surface, shade(col, -0.45), (row.x + px(24), row.centery), px(14))
-            pygame.draw.circle(surface, col, (row.x + px(24), row.centery), px(12))
-            t.draw(surface, str(rank + 1), (row.x + px(24), row.centery), 13, text_on(col), True,
+            pygame.draw.circle(surface, shade(col, -0.45), (row.x + px(22), row.centery), px(14))
+            pygame.draw.circle(surface, col, (row.x + px(22), row.centery), px(12))
+            t.draw(surface, str(rank + 1), (row.x + px(22), row.centery), 13, text_on(col), True,
                    "center")
+            if palette.marks_on():
+                draw_mark(surface, palette.mark(q), (row.x + px(34), row.y + px(9)), px(5),
+                          mark_on(col), piece_edge(col))
             name = self.ui.seat_name(q)
             if q == self.model.seat:
                 name = self.tr("table.you_suffix", name=name)
-            t.draw(surface, t.fit(name, 16, row.w - px(200), True), (row.x + px(48), row.centery),
+            t.draw(surface, t.fit(name, 16, row.w - px(190), True), (row.x + px(44), row.centery),
                    16, INK, True, "midleft")
             t.draw(surface, self.tr("table.dlg.points", n=scores[q]),
-                   (row.right - px(12), row.centery - px(2)), 18, INK, True, "midright")
+                   (row.right - px(12), row.centery - px(3)), 18, INK, True, "midright")
             if q < len(vp_cards) and vp_cards[q]:
                 t.draw(surface, self.tr("table.dlg.vp_cards", n=vp_cards[q]),
-                       (row.right - px(12), row.bottom - px(2)), 10, INK_SOFT, False,
+                       (row.right - px(12), row.bottom - px(1)), 10, INK_SOFT, False,
                        "bottomright")
-            y += px(54)
+            y += px(46)
+        return y
+
+    def _draw_cards(self, surface: pygame.Surface, area: pygame.Rect) -> None:
+        """Per player: cards produced (by resource), stolen, traded with players and
+        with the bank."""
+        t = self.ui.text
+        px = self.ui.px
+        stats = self.model.stats
+        players = len((self.model.game_over or {}).get("scores") or []) or stats.players or 4
+        pygame.draw.rect(surface, CARD, area, border_radius=px(8))
+        pygame.draw.rect(surface, CARD_EDGE, area, 1, border_radius=px(8))
+        t.draw(surface, self.tr("table.stats.cards_title"), (area.x + px(10), area.y + px(6)),
+               13, INK, True)
+        cols = [("produced", 0.34), ("stolen", 0.24), ("traded", 0.21), ("bank", 0.21)]
+        x = area.x + px(40)
+        width = area.w - px(48)
+        heads_y = area.y + px(26)
+        xs = []
+        for key, share in cols:
+            xs.append(x)
+            w = round(width * share) - px(6)
+            t.draw(surface, t.fit(self.tr(f"table.stats.{key}"), 12, w, True), (x, heads_y), 12,
+                   INK_SOFT, True)
+            t.draw(surface, t.fit(self.tr(f"table.stats.{key}_sub"), 10, w),
+                   (x, heads_y + px(15)), 10, INK_SOFT)
+            x += round(width * share)
+        top = max([s.produced_total for s in stats.seats[:players]] + [1])
+        first = heads_y + px(34)
+        row_h = max(px(30), min(px(62), (area.bottom - px(20) - first) // max(1, players)))
+        y = first
+        bar_w = round(width * cols[0][1]) - px(34)
+        chip = px(12)
+        for q in range(players):
+            s = stats.seats[q]
+            col = owner_color(q, players)
+            cy = y + px(12)
+            if q:
+                pygame.draw.line(surface, (232, 222, 200), (area.x + px(8), y - px(4)),
+                                 (area.right - px(8), y - px(4)))
+            pygame.draw.circle(surface, shade(col, -0.45), (area.x + px(20), cy), px(9))
+            pygame.draw.circle(surface, col, (area.x + px(20), cy), px(7))
+            if palette.marks_on():
+                draw_mark(surface, palette.mark(q), (area.x + px(20), cy), px(3), mark_on(col))
+            # produced: a bar by resource, the total after it, the counts under it
+            bx = xs[0]
+            for res, n in enumerate(s.produced):
+                w = round(n / top * bar_w)
+                if w:
+                    pygame.draw.rect(surface, RESOURCE_COLORS[res], (bx, cy - px(6), w, px(12)))
+                    bx += w
+            t.draw(surface, str(s.produced_total), (bx + px(4), cy), 12, INK, True, "midleft")
+            if row_h >= px(44):
+                cx = xs[0]
+                for res, n in enumerate(s.produced):
+                    surface.blit(resource_chip(res, chip), (cx, cy + px(10)))
+                    img = t.render(str(n), 10, INK_SOFT)
+                    surface.blit(img, (cx + chip + px(2), cy + px(10) + (chip - img.get_height())
+                                       // 2))
+                    cx += chip + px(4) + max(img.get_width(), t.font(10).size("00")[0])
+            took = str(s.stole) + (f"+{s.monopoly}" if s.monopoly else "")
+            t.draw(surface, f"{took} / {s.robbed + s.lost_to_monopoly}", (xs[1], cy), 12, INK,
+                   True, "midleft")
+            if any(s.stole_cards) and row_h >= px(44):  # which, where the events said
+                self.chips(surface, s.stole_cards, xs[1], cy + px(10), 11)
+            t.draw(surface, f"{s.traded_gave} / {s.traded_got}", (xs[2], cy), 12, INK, True,
+                   "midleft")
+            t.draw(surface, f"{s.bank_gave} / {s.bank_got}", (xs[3], cy), 12, INK, True,
+                   "midleft")
+            y += row_h
+        note = self.tr("table.stats.columns_note")
+        t.draw(surface, t.fit(note, 10, area.w - px(20)), (area.x + px(10), area.bottom - px(4)),
+               10, INK_SOFT, False, "bottomleft")
+
+    def _draw_charts(self, surface: pygame.Surface, area: pygame.Rect) -> None:
+        t = self.ui.text
+        px = self.ui.px
+        stats = self.model.stats
+        players = len((self.model.game_over or {}).get("scores") or []) or stats.players or 4
+        y = area.y
+        missing = stats.missing
+        if missing is not None:  # say what is missing rather than show numbers as whole
+            first = stats.vp_series[0][0] if stats.vp_series else None
+            text = (self.tr("table.stats.missing_gap") if missing == "gap" else
+                    self.tr("table.stats.missing_start", turn=first) if first is not None else
+                    self.tr("table.stats.missing_all"))
+            lines = t.wrap(text, 12, area.w - px(20))[:3]
+            box = pygame.Rect(area.x, y, area.w, px(8) + len(lines) * px(16))
+            pygame.draw.rect(surface, (255, 228, 190), box, border_radius=px(6))
+            pygame.draw.rect(surface, (200, 130, 20), box, 1, border_radius=px(6))
+            for i, line in enumerate(lines):
+                t.draw(surface, line, (box.x + px(10), box.y + px(4) + i * px(16)), 12, INK)
+            y = box.bottom + px(8)
+        rest = area.bottom - y
+        vp_h = round(rest * 0.56)
+        t.draw(surface, self.tr("table.stats.vp_title"), (area.x, y), 13, INK, True)
+        t.draw(surface, t.fit(self.tr("table.stats.vp_note"), 10, area.w - px(200)),
+               (area.right, y + px(3)), 10, INK_SOFT, False, "topright")
+        chart = pygame.Rect(area.x, y + px(20), area.w, vp_h - px(24))
+        seats = list(range(players))
+        series = [[(turn, vps[q]) for turn, vps in stats.vp_series] for q in seats]
+        target = (self.model.settings or {}).get("vp_target")
+        charts.line_chart(surface, chart, t, self.ui.scale, series,
+                          [owner_color(q, players) for q in seats],
+                          [palette.mark(q) if palette.marks_on() else None for q in seats],
+                          target if isinstance(target, int) else None,
+                          self.tr("table.stats.turn"))
+        y = chart.bottom + px(10)
+        t.draw(surface, self.tr("table.stats.dice_title", n=sum(stats.dice)), (area.x, y), 13,
+               INK, True)
+        charts.dice_chart(surface, pygame.Rect(area.x, y + px(20), area.w,
+                                               area.bottom - y - px(20)),
+                          t, self.ui.scale, stats.dice, self.tr("table.stats.expected"))
 
 
 class ConfirmLeaveDialog(Dialog):

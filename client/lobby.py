@@ -15,7 +15,9 @@ from typing import Any
 
 import pygame
 
+from . import palette
 from .describe import player_name
+from .focus import FocusRing, Stop, reading_order, widget_stops
 from .model import CONNECTING, OFFLINE
 from .net import parse_address
 from .scene import Context, Scene
@@ -25,7 +27,6 @@ from .widgets import (
     GOOD,
     PANEL,
     PANEL_EDGE,
-    SEAT_COLORS,
     TEXT,
     TEXT_DIM,
     TEXT_LIGHT,
@@ -102,7 +103,10 @@ class LobbyScene(Scene):
         self.discovery_note = discovery_note
         self.message: str | None = None  # a local problem (bad address, ...)
         self.address_text = address
+        self.focus = FocusRing()  # Tab / arrows / Enter once connected (client.focus)
         self.creator_of: str | None = None  # the table this client created
+        self.created: Message | None = None  # the create_table message it was created with
+        self._create_msg: Message | None = None
         self._create_pending = False
         self._errors_seen = 0
         self._refresh_in = 0.0
@@ -201,8 +205,22 @@ class LobbyScene(Scene):
         if turn_timer:
             msg["turn_timer"] = int(turn_timer)
         self._create_pending = True
+        self._create_msg = msg
         self._errors_seen = self.ctx.model.error_count
         self.ctx.send(msg)
+
+    def track_created(self) -> None:
+        """Remember the table this client created, and with what (the App calls
+        this every frame: a table full of bots starts before the lobby updates)."""
+        model = self.ctx.model
+        if model.table != self._last_table:
+            if model.table is not None and self._create_pending:
+                self.creator_of = model.table
+                self.created = self._create_msg
+            self._create_pending = False
+            self._last_table = model.table
+        if self._create_pending and model.error_count > self._errors_seen:
+            self._create_pending = False  # the server refused the table
 
     def join(self, table: str, seat: int | None = None) -> None:
         msg: Message = {"type": "join", "table": table}
@@ -284,25 +302,19 @@ class LobbyScene(Scene):
     def enter(self) -> None:
         self._refresh_in = 0.0
 
+    def focus_stops(self) -> list[Stop]:
+        """The lobby's choices for the keyboard (connected: its buttons and lists)."""
+        return reading_order(widget_stops(self._widgets(self.mode)))
+
     def handle(self, event: pygame.event.Event) -> bool:
+        mode = self.mode
+        if mode != "offline" and self._for_ring(event) \
+                and self.focus.handle(event, self.focus_stops()):
+            return True
         if event.type == pygame.KEYDOWN and event.key == pygame.K_TAB:
             self._tab(-1 if getattr(event, "mod", 0) & pygame.KMOD_SHIFT else 1)
             return True
-        mode = self.mode
-        widgets: list[Any] = [self.lang_toggle, self.connect_button]
-        if self.play is None:  # kaitaku play shows its game there instead
-            widgets.append(self.server_list)
-        if mode == "offline":
-            widgets += self.inputs
-        if mode == "lobby":
-            widgets += [self.refresh_button, self.new_button, self.join_button,
-                        self.spectate_button, self.table_list, *self.seat_buttons]
-            if self.play is not None:
-                widgets.append(self.new_game_button)
-                if self.play_offer() is not None:
-                    widgets.append(self.continue_button)
-        if mode == "waiting":
-            widgets += [self.start_button, self.leave_button]
+        widgets = self._widgets(mode)
         used = False
         for w in widgets:
             if w.handle(event):
@@ -317,6 +329,37 @@ class LobbyScene(Scene):
                 self.open_create()
                 return True
         return used
+
+    def _for_ring(self, event: pygame.event.Event) -> bool:
+        """Events the focus ring looks at: a click (it hides the ring), Tab, and the
+        arrows, Enter and Space while the ring shows (else a list's own arrows)."""
+        if event.type == pygame.MOUSEBUTTONDOWN:
+            return True
+        if event.type != pygame.KEYDOWN:
+            return False
+        if event.key == pygame.K_TAB:
+            return True
+        return self.focus.visible and event.key in (
+            pygame.K_LEFT, pygame.K_RIGHT, pygame.K_UP, pygame.K_DOWN, pygame.K_RETURN,
+            pygame.K_KP_ENTER, pygame.K_SPACE)
+
+    def _widgets(self, mode: str) -> list[Any]:
+        """The widgets that take input in ``mode``."""
+        widgets: list[Any] = [self.lang_toggle, self.connect_button]
+        if self.play is None:  # kaitaku play shows its game there instead
+            widgets.append(self.server_list)
+        if mode == "offline":
+            widgets += self.inputs
+        if mode == "lobby":
+            widgets += [self.refresh_button, self.new_button, self.join_button,
+                        self.spectate_button, self.table_list, *self.seat_buttons]
+            if self.play is not None:
+                widgets.append(self.new_game_button)
+                if self.play_offer() is not None:
+                    widgets.append(self.continue_button)
+        if mode == "waiting":
+            widgets += [self.start_button, self.leave_button]
+        return widgets
 
     def next_frame(self) -> float | None:
         """A focused field's caret blinks (servers found on the LAN and the table
@@ -337,14 +380,7 @@ class LobbyScene(Scene):
         for inp in self.inputs:
             inp.update(dt)
             inp.enabled = mode == "offline"
-        # our own table: remember that we created it
-        if model.table != self._last_table:
-            if model.table is not None and self._create_pending:
-                self.creator_of = model.table
-            self._create_pending = False
-            self._last_table = model.table
-        if self._create_pending and model.error_count > self._errors_seen:
-            self._create_pending = False  # the server refused the table
+        self.track_created()
         # refresh the table list now and then while online
         online = mode in ("lobby", "waiting")
         if mode != self._last_mode:  # connected, joined, left: a fresh list
@@ -478,6 +514,8 @@ class LobbyScene(Scene):
             self._draw_waiting(surface)
         else:
             self._draw_tables(surface)
+        if self.focus.visible and self.ctx.stack.top is self:
+            self.focus.draw(surface, self.focus_stops())
 
     def _draw_connect(self, surface: pygame.Surface) -> None:
         tr, font, model = self.ctx.tr, self.ctx.font, self.ctx.model
@@ -713,6 +751,7 @@ class CreateTableDialog(Scene):
 
     def __init__(self, ctx: Context, lobby: LobbyScene) -> None:
         super().__init__(ctx)
+        self.focus = FocusRing()
         self.lobby = lobby
         tr = ctx.tr
         self.kinds = ["human", *bot_kinds()]
@@ -832,6 +871,13 @@ class CreateTableDialog(Scene):
         if event.type == pygame.KEYDOWN and event.key == pygame.K_ESCAPE:
             self.cancel()
             return True
+        if event.type == pygame.KEYDOWN and event.key == pygame.K_TAB:
+            self.name_input.focus(False)  # the ring moves on from the name too
+        typing = self.name_input.focused
+        if event.type == pygame.MOUSEBUTTONDOWN or (event.type == pygame.KEYDOWN and not typing):
+            stops = reading_order(widget_stops(self._widgets()))
+            if self.focus.handle(event, stops):
+                return True
         if (event.type == pygame.KEYDOWN and event.key in (pygame.K_RETURN, pygame.K_KP_ENTER)
                 and not self.name_input.focused):
             self.submit()
@@ -865,14 +911,14 @@ class CreateTableDialog(Scene):
             box.draw(surface, font(15))
         sx = self.seat_selectors[0].rect.x - 110
         draw_text(surface, f, tr("lobby.seat", n=1), (sx, self.you_pos[1]), TEXT_DIM, "midleft")
-        pygame.draw.circle(surface, SEAT_COLORS[0], (sx + 90, self.you_pos[1]), 8)
+        pygame.draw.circle(surface, palette.seat_color(0), (sx + 90, self.you_pos[1]), 8)
         pygame.draw.circle(surface, PANEL_EDGE, (sx + 90, self.you_pos[1]), 8, 1)
         draw_text(surface, font(17, True), tr("lobby.create.seat_you"),
                   (sx + 110, self.you_pos[1]), TEXT, "midleft")
         for i, sel in enumerate(self.seat_selectors[: self.players - 1]):
             draw_text(surface, f, tr("lobby.seat", n=i + 2), (sx, sel.rect.centery), TEXT_DIM,
                       "midleft")
-            pygame.draw.circle(surface, SEAT_COLORS[i + 1], (sx + 90, sel.rect.centery), 8)
+            pygame.draw.circle(surface, palette.seat_color(i + 1), (sx + 90, sel.rect.centery), 8)
             pygame.draw.circle(surface, PANEL_EDGE, (sx + 90, sel.rect.centery), 8, 1)
             sel.draw(surface, f)
         draw_text(surface, font(14), fit_text(font(14), tr("lobby.create.bots_last"),
@@ -880,6 +926,8 @@ class CreateTableDialog(Scene):
                   self.note_pos, TEXT_DIM)
         self.cancel_button.draw(surface, font(18))
         self.create_button.draw(surface, font(18, True))
+        if self.focus.visible:
+            self.focus.draw(surface, reading_order(widget_stops(self._widgets())))
 
 
 # -- drawing helpers ---------------------------------------------------------------------
@@ -888,7 +936,7 @@ class CreateTableDialog(Scene):
 def _seat_chip(surface: pygame.Surface, center: tuple[int, int], seat_no: int,
                seat: dict[str, Any], font: pygame.font.Font) -> None:
     """A seat's colour: a filled disc (human), a filled square (bot) or a ring (empty)."""
-    color = SEAT_COLORS[seat_no % len(SEAT_COLORS)]
+    color = palette.seat_color(seat_no)
     kind = seat.get("kind", "empty")
     x, y = center
     if kind == "bot":

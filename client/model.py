@@ -14,6 +14,8 @@ from typing import Any
 
 from protocol.rules import Action, RulesError, action_from_dict
 
+from .stats import GameStats
+
 Message = dict[str, Any]
 
 #: connection states shown to the user
@@ -48,6 +50,7 @@ class ClientModel:
     timer_ms: int | None = None  # the decision's time limit, when the table has a timer
     events: deque[Message] = field(default_factory=lambda: deque(maxlen=500))
     dice: list[int] = field(default_factory=lambda: [0] * 13)  # histogram of rolls 2..12
+    stats: GameStats = field(default_factory=GameStats)  # folded from every events batch
     chat: deque[Message] = field(default_factory=lambda: deque(maxlen=200))
     game_over: Message | None = None
     errors: deque[tuple[str, str]] = field(default_factory=lambda: deque(maxlen=20))
@@ -97,6 +100,7 @@ class ClientModel:
                 self.legal = []
         elif kind == "events":
             self.version = max(self.version, msg["version"])
+            self.stats.feed(msg["version"], msg["events"], players=self.players())
             for event in msg["events"]:
                 self.events.append(event)
                 if event.get("type") == "dice_rolled":
@@ -171,11 +175,20 @@ class ClientModel:
         self.timer_ms = None
         self.events.clear()
         self.dice = [0] * 13
+        self.stats = GameStats()
         self.chat.clear()
         self.game_over = None
         self.rejected = None
 
     # --- convenience for scenes ---------------------------------------------------
+    def players(self) -> int | None:
+        """The table's number of seats, when known."""
+        for source in (self.view, self.settings):
+            n = source.get("players") if isinstance(source, dict) else None
+            if isinstance(n, int) and 2 <= n <= 4:
+                return n
+        return None
+
     def my_turn(self) -> bool:
         return bool(self.legal)
 

@@ -1,8 +1,9 @@
-"""``kaitaku client --screenshot FILE.png``: render a mid-game table headless.
+"""``kaitaku client --screenshot FILE.png [--scene ...]``: render a scene headless.
 
-The table comes from :mod:`client.canned` (a seeded game played by the
-engine and heuristic bots up to a turn of seat 0), drawn by the real
-:class:`~client.table_scene.TableScene` with the real fonts, and saved.
+The game comes from :mod:`client.canned` (seeded games played by the engine
+and heuristic bots: up to a turn of seat 0, to an open trade offer, or to
+the end), drawn by the real :class:`~client.table_scene.TableScene` (and its
+game-over screen) with the real fonts, and saved.
 """
 
 from __future__ import annotations
@@ -40,18 +41,80 @@ def make_context(model: Any, lang: str = "en",
     return ctx, fonts.lang
 
 
+SCENES = ("table", "stats", "trade", "colorblind")
+"""What ``kaitaku client --screenshot`` can draw: the table in a build mode, the
+end-of-game statistics, the trade panel answering an offer, the colour-blind
+palette."""
+
+
+def screenshot_model(scene: str, lang: str = "en") -> Any:
+    """The model a screenshot shows (see :data:`SCENES`)."""
+    from protocol.rules import Phase
+
+    from .canned import CHAT, NAMES, model_from_state, play_until
+
+    if scene == "stats":
+        state, history = play_until(lambda s: s.phase == Phase.GAME_OVER, seed=11,
+                                    max_steps=1 << 30)
+    elif scene == "trade":
+        def answering(s: Any) -> bool:  # one seat still to answer, others have, one yes
+            t = s.trade
+            if s.phase != Phase.TRADE or t is None or 0 not in t.status or s.turn < 20:
+                return False
+            asked = t.status.index(0)
+            return (sum(1 for v in t.status if v > 0) >= 2 and any(v in (1, 3) for v in t.status)
+                    and all(h >= n for h, n in zip(s.hands[asked], t.get, strict=True)))
+
+        state, history = play_until(answering, seed=11, max_steps=1 << 30)
+    else:
+        return canned_model(0, lang=lang)
+    seat = state.trade.status.index(0) if scene == "trade" and state.trade else 0
+    m = model_from_state(state, seat, history, table="canned", session="canned",
+                         kinds=["human" if q in (0, 1, seat) else "bot" for q in range(4)])
+    for q, text in CHAT.get(lang, CHAT["en"]):
+        m.apply({"type": "chat", "table": "canned", "seat": q, "name": NAMES[q], "text": text})
+    if state.phase == Phase.GAME_OVER:
+        over = next(e for e in reversed(history[-1]) if e.name == "game_over")
+        m.apply({"type": "game_over", "winner": over.to_dict()["winner"],
+                 "scores": list(over.to_dict()["scores"])})
+    return m
+
+
 def render_screenshot(path: str | os.PathLike[str], lang: str = "en",
-                      size: tuple[int, int] = (1280, 800)) -> Path:
-    """Draw the canned table at ``size`` and save it as a PNG at ``path``."""
+                      size: tuple[int, int] = (1280, 800), scene: str = "table") -> Path:
+    """Draw ``scene`` (:data:`SCENES`) at ``size`` and save it as a PNG at ``path``."""
+    from . import palette
     from .table_scene import TableScene
 
+    if scene not in SCENES:
+        raise ValueError(f"unknown screenshot {scene!r} (choose from {', '.join(SCENES)})")
     screen = headless_display(size)
-    model = canned_model(0, lang=lang)
-    ctx, _shown = make_context(model, lang)
-    scene = TableScene(ctx)
-    ctx.stack.push(scene)
-    scene.resized(size)
-    # a build mode with its lit spots and the mouse over one, as a player would see it
+    previous = palette.name()
+    palette.use("colorblind" if scene == "colorblind" else "standard")
+    try:
+        model = screenshot_model(scene, lang)
+        ctx, _shown = make_context(model, lang)
+        ctx.options["size"] = size
+        table = TableScene(ctx)
+        ctx.stack.push(table)
+        table.resized(size)
+        if scene in ("table", "colorblind"):
+            _build_mode(table)
+        table.update(0.0)
+        table.pulse = 0.25
+        ctx.stack.update(0.0)
+        ctx.stack.draw(screen)
+        out = Path(path)
+        if out.parent and not out.parent.exists():
+            out.parent.mkdir(parents=True, exist_ok=True)
+        pygame.image.save(screen, str(out))
+    finally:
+        palette.use(previous)
+    return out
+
+
+def _build_mode(scene: Any) -> None:
+    """A build mode with its lit spots and the mouse over one, as a player sees it."""
     if scene.buttons["road"].enabled:
         scene.buttons["road"].on_click()
     scene.update(0.0)
@@ -64,10 +127,3 @@ def render_screenshot(path: str | os.PathLike[str], lang: str = "en",
         x, y = lay.edge_xy[edge]
         scene.handle(pygame.event.Event(pygame.MOUSEMOTION, pos=(round(x), round(y)),
                                         rel=(0, 0), buttons=(0, 0, 0)))
-    scene.pulse = 0.25
-    ctx.stack.draw(screen)
-    out = Path(path)
-    if out.parent and not out.parent.exists():
-        out.parent.mkdir(parents=True, exist_ok=True)
-    pygame.image.save(screen, str(out))
-    return out

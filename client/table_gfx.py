@@ -121,6 +121,42 @@ def hex_points(cx: float, cy: float, r: float) -> list[Point]:
              cy + r * math.sin(math.radians(-90 + 60 * i))) for i in range(6)]
 
 
+def mark_points(shape: str, cx: float, cy: float, r: float) -> list[Point] | None:
+    """The outline of a seat mark (:data:`client.palette.MARKS`) of radius ``r``;
+    None for the circle (drawn as a circle)."""
+    if shape == "triangle":
+        return [(cx, cy - r * 1.1), (cx + r * 1.05, cy + r * 0.75), (cx - r * 1.05, cy + r * 0.75)]
+    if shape == "square":
+        k = r * 0.86
+        return [(cx - k, cy - k), (cx + k, cy - k), (cx + k, cy + k), (cx - k, cy + k)]
+    if shape == "diamond":
+        k = r * 1.2
+        return [(cx, cy - k), (cx + k, cy), (cx, cy + k), (cx - k, cy)]
+    return None
+
+
+def draw_mark(surface: pygame.Surface, shape: str, center: Point, r: float,
+              color: Sequence[int], edge: Sequence[int] | None = None) -> None:
+    """A seat's mark (circle, triangle, square or diamond), ``edge``: an outline."""
+    cx, cy = center
+    if edge is not None:
+        pts = mark_points(shape, cx, cy, r + max(1.0, r * 0.3))
+        if pts is None:
+            aa_circle(surface, edge, center, r + max(1.0, r * 0.3))
+        else:
+            aa_polygon(surface, edge, pts)
+    pts = mark_points(shape, cx, cy, r)
+    if pts is None:
+        aa_circle(surface, color, center, r)
+    else:
+        aa_polygon(surface, color, pts)
+
+
+def mark_on(c: Color) -> Color:
+    """The colour of a mark drawn on a piece of colour ``c``."""
+    return (24, 24, 28) if (0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2]) > 140 else (250, 250, 250)
+
+
 def supersampled(size: tuple[int, int], draw: Callable[[pygame.Surface, float], None],
                  factor: int = 3) -> pygame.Surface:
     """Draw with ``draw(big_surface, factor)`` at ``factor`` times the size and
@@ -498,11 +534,53 @@ def _glyph_clock(s: pygame.Surface, w: float, col: Color) -> None:
     thick_line(s, col, (w / 2, w / 2), (w * 0.7, w * 0.58), w * 0.07)
 
 
+def _tri(s: pygame.Surface, w: float, col: Color, x0: float, x1: float) -> None:
+    """A play triangle pointing right (x0 < x1) or left (x0 > x1)."""
+    aa_polygon(s, col, [(w * x0, w * 0.22), (w * x1, w * 0.5), (w * x0, w * 0.78)])
+
+
+def _bar(s: pygame.Surface, w: float, col: Color, x: float) -> None:
+    pygame.draw.rect(s, col, (round(w * x), round(w * 0.22), max(1, round(w * 0.1)),
+                              round(w * 0.56)))
+
+
+def _glyph_play(s: pygame.Surface, w: float, col: Color) -> None:
+    _tri(s, w, col, 0.3, 0.78)
+
+
+def _glyph_pause(s: pygame.Surface, w: float, col: Color) -> None:
+    pygame.draw.rect(s, col, (round(w * 0.28), round(w * 0.22), round(w * 0.15), round(w * 0.56)))
+    pygame.draw.rect(s, col, (round(w * 0.57), round(w * 0.22), round(w * 0.15), round(w * 0.56)))
+
+
+def _glyph_next(s: pygame.Surface, w: float, col: Color) -> None:
+    _tri(s, w, col, 0.22, 0.66)
+    _bar(s, w, col, 0.68)
+
+
+def _glyph_prev(s: pygame.Surface, w: float, col: Color) -> None:
+    _tri(s, w, col, 0.78, 0.34)
+    _bar(s, w, col, 0.22)
+
+
+def _glyph_last(s: pygame.Surface, w: float, col: Color) -> None:
+    _tri(s, w, col, 0.12, 0.46)
+    _tri(s, w, col, 0.42, 0.76)
+    _bar(s, w, col, 0.78)
+
+
+def _glyph_first(s: pygame.Surface, w: float, col: Color) -> None:
+    _tri(s, w, col, 0.88, 0.54)
+    _tri(s, w, col, 0.58, 0.24)
+    _bar(s, w, col, 0.12)
+
+
 _GLYPHS: dict[str, Callable[[pygame.Surface, float, Color], None]] = {
     "cards": _glyph_cards, "dev": _glyph_dev, "road": _glyph_road, "settlement": _glyph_house,
     "city": _glyph_city, "dice": _glyph_dice, "trade": _glyph_trade, "bank": _glyph_anchor,
     "flag": _glyph_flag, "token": _glyph_token, "knight": _glyph_sword, "bot": _glyph_bot,
-    "clock": _glyph_clock,
+    "clock": _glyph_clock, "play": _glyph_play, "pause": _glyph_pause, "next": _glyph_next,
+    "prev": _glyph_prev, "first": _glyph_first, "last": _glyph_last,
 }
 
 

@@ -19,6 +19,7 @@ import math
 import random
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any, TypeVar
 
 import pygame
@@ -47,9 +48,11 @@ from protocol.rules import (
     TokenRobberHome,
 )
 
-from . import dialogs
-from .board_view import BoardView, Highlights, LastMove, last_move, owner_color
+from . import dialogs, palette
+from .board_view import BoardView, Highlights, LastMove, last_move, owner_color, piece_edge
+from .celebration import WIN_SECONDS, Celebrations
 from .describe import cards_text, describe
+from .focus import FocusRing, Stop, reading_order
 from .intents import may_offer
 from .model import OFFLINE, ONLINE, RECONNECTING
 from .scene import Context, Scene
@@ -74,7 +77,9 @@ from .table_gfx import (
     Color,
     dev_icon,
     die_face,
+    draw_mark,
     glyph,
+    mark_on,
     panel,
     resource_chip,
     resource_icon,
@@ -104,6 +109,21 @@ QUIET_SECONDS = 1.0
 """No animations this long after the connection came (back) online."""
 _UNSEEN = object()
 
+ZOOM_STEP = 1.25
+"""One notch of the mouse wheel (or + / -) zooms the board this much."""
+DRAG_SLOP = 5
+"""Pixels the mouse moves with a button down before it counts as a drag (a pan)."""
+
+_FOCUS_BUTTONS = ("roll", "end", "road", "settlement", "city", "buy", "cards", "trade", "bank",
+                  "tokens", "results", "leave")
+"""The table's buttons in keyboard (Tab) order, after the board and the cards."""
+
+_CUES = {"dice_rolled": "roll", "road_built": "build", "settlement_built": "build",
+         "city_built": "build", "trade_completed": "trade", "maritime_traded": "trade",
+         "robber_moved": "robber", "longest_road_changed": "award",
+         "largest_army_changed": "award", "game_over": "win"}
+"""The sound cue (:mod:`client.sound`) of each event that arrives as news."""
+
 _PLACEMENT_PHASES = frozenset({"setup_settlement", "setup_road", "road_building", "move_robber",
                                "neutral_road", "neutral_settlement"})
 
@@ -112,7 +132,8 @@ BUTTON_LABELS = {"roll": "table.btn.roll", "end": "table.btn.end_turn",
                  "road": "table.btn.road", "settlement": "table.btn.settlement",
                  "city": "table.btn.city", "buy": "table.btn.buy_dev",
                  "cards": "table.btn.cards", "trade": "table.btn.trade", "bank": "table.btn.bank",
-                 "tokens": "table.btn.tokens", "leave": "table.btn.leave"}
+                 "tokens": "table.btn.tokens", "leave": "table.btn.leave",
+                 "results": "table.btn.results"}
 """The translation key of each button's label."""
 
 
@@ -186,6 +207,10 @@ class TableScene(Scene):
         self.piece_anim = 0.0
         self.piece_new: tuple[str, int] | None = None  # hidden in the chrome while it appears
         self.gains: dict[int, tuple[int, float]] = {}  # resource -> (cards gained, seconds left)
+        self._drag: tuple[int, tuple[int, int], tuple[int, int], bool] | None = None
+        self.focus = FocusRing()  # Tab / arrows / Enter (client.focus)
+        self.cheers = Celebrations()  # Longest Road, Largest Army, the win
+        self.win_wait = 0.0  # seconds the win is celebrated before the final scores open
         self._make_buttons()
         self._layout()
 
@@ -206,6 +231,7 @@ class TableScene(Scene):
         b["bank"] = TButton("bank", "", self._open_bank, icon="bank")
         b["tokens"] = TButton("tokens", "", self._open_tokens, icon="token")
         b["leave"] = TButton("leave", "", self._leave)
+        b["results"] = TButton("results", "", self.show_results)  # at game over
         for name, btn in b.items():
             btn.label = tr(BUTTON_LABELS[name])
         self._tr = tr
@@ -225,6 +251,7 @@ class TableScene(Scene):
         self._log_key = ()
         self._chat_key = ()
         self._banner_key = ()
+        self._layout()  # button widths follow their labels
 
     # -- Scene API ----------------------------------------------------------------------------
 
@@ -285,16 +312,23 @@ class TableScene(Scene):
         if self.log_scroll and time.monotonic() - self._log_scrolled_at > LOG_RETURN_SECONDS:
             self.log_scroll = self.log_new = 0  # back to the newest line by itself
         self._derive()
+        self._animate(dt)  # news first: a win is celebrated before the scores open
         self._auto_dialogs()
         self.trade_panel.update()
         self.trade_panel.auto_decline()
-        self._animate(dt)
 
     # -- animations ------------------------------------------------------------------------
 
     @property
     def animating(self) -> bool:
-        return bool(self.dice_anim or self.robber_anim or self.piece_anim or self.gains)
+        return bool(self.dice_anim or self.robber_anim or self.piece_anim or self.gains
+                    or self.cheers.running or self.win_wait)
+
+    def _cue(self, name: str) -> None:
+        """Play a sound cue (when the window has sound)."""
+        sound = self.ctx.options.get("sound")
+        if sound is not None:
+            sound.play(name)
 
     def _fresh_events(self) -> list[dict[str, Any]]:
         """The events that arrived since the last update, when they are news: none on
@@ -336,6 +370,8 @@ class TableScene(Scene):
         if not self.piece_anim:
             self.piece_new = None
         self.gains = {res: (n, left - dt) for res, (n, left) in self.gains.items() if left > dt}
+        self.cheers.update(dt)
+        self.win_wait = max(0.0, self.win_wait - dt)
         if self.dice_anim:
             self._dice_flip -= dt
             if self._dice_flip <= 0:
@@ -347,8 +383,13 @@ class TableScene(Scene):
         fresh = self._fresh_events()
         seat = self.ctx.model.seat
         built = False
+        cues: list[str] = []
         for event in fresh:
             kind = event.get("type")
+            if kind in _CUES:
+                cues.append(_CUES[kind])
+            if kind in ("longest_road_changed", "largest_army_changed", "game_over"):
+                self._cheer(event)
             if kind == "dice_rolled" and len(event.get("dice") or ()) == 2:
                 self.dice_rolled = tuple(int(v) for v in event["dice"])
                 self.dice_anim = DICE_SECONDS
@@ -372,6 +413,34 @@ class TableScene(Scene):
             if piece is not None:
                 self.piece_new = piece
                 self.piece_anim = PIECE_SECONDS
+        for name in dict.fromkeys(cues):  # each cue once per batch
+            self._cue(name)
+
+    def _cheer(self, event: dict[str, Any]) -> None:
+        """A celebration toast for Longest Road, Largest Army or the win."""
+        tr = self.ctx.tr
+        kind = event.get("type")
+        m = self.ctx.model
+        if kind == "game_over":
+            winner = event.get("winner")
+            if not isinstance(winner, int):
+                return
+            text = tr("table.cheer.you_win") if winner == m.seat else \
+                tr("table.cheer.win", name=self.ui.seat_name(winner))
+            self.cheers.start(text, (196, 136, 24), "win")
+            self.win_wait = WIN_SECONDS
+            return
+        holder = event.get("holder")
+        if kind == "longest_road_changed":
+            what, color, n = "longest_road", (176, 112, 40), event.get("length")
+        else:
+            what, color, n = "largest_army", (150, 60, 60), event.get("knights")
+        if isinstance(holder, int):
+            key = f"table.cheer.{what}_you" if holder == m.seat else f"table.cheer.{what}"
+            text = tr(key, name=self.ui.seat_name(holder), n=n)
+        else:
+            text = tr(f"table.cheer.{what}_open")
+        self.cheers.start(text, color, what)
 
     def dice_shown(self) -> tuple[int, ...]:
         """The faces the dice display shows now (tumbling, or the last roll)."""
@@ -383,6 +452,9 @@ class TableScene(Scene):
 
     def handle(self, event: pygame.event.Event) -> bool:
         self._derive()
+        if self.win_wait and event.type in (pygame.MOUSEBUTTONDOWN, pygame.KEYDOWN):
+            self.win_wait = 0.0  # to the final scores at once
+            return True
         if event.type == pygame.VIDEORESIZE:
             self.resized((event.w, event.h))
             return False
@@ -392,6 +464,7 @@ class TableScene(Scene):
             return True
         if event.type == pygame.MOUSEMOTION:
             self.hover = event.pos
+            self._drag_to(event.pos)
             for btn in self.buttons.values():
                 btn.handle(event)
             return False
@@ -399,8 +472,15 @@ class TableScene(Scene):
             return self._scroll(event.y)
         if event.type == pygame.KEYDOWN:
             return self._key(event)
+        if event.type == pygame.MOUSEBUTTONUP:
+            return self._drop(event.button)
         if event.type != pygame.MOUSEBUTTONDOWN:
             return False
+        self.focus.visible = False  # the mouse again: no ring
+        on_board = self.rects["board"].collidepoint(event.pos)
+        if event.button in (2, 3) and on_board:  # a drag pans; a right click cancels
+            self._drag = (event.button, event.pos, event.pos, False)
+            return True
         if event.button == 3:
             if self.mode is not None:
                 self.mode = None
@@ -412,7 +492,7 @@ class TableScene(Scene):
         for btn in self.buttons.values():
             if btn.handle(event):
                 return True
-        if self.log_cue.collidepoint(event.pos) and not self.trade_panel.visible:
+        if self.log_cue.collidepoint(event.pos):
             self.log_scroll = self.log_new = 0
             return True
         for owner, rect in self.neutral_rects.items():
@@ -424,9 +504,38 @@ class TableScene(Scene):
             if rect.collidepoint(event.pos):
                 self._play_card(card)
                 return True
-        if self.rects["board"].collidepoint(event.pos):
-            return self._click_board(event.pos)
+        if on_board:
+            if not self._click_board(event.pos):  # not on a lit spot: a drag pans
+                self._drag = (1, event.pos, event.pos, False)
+            return True
         return False
+
+    # -- zoom and pan ------------------------------------------------------------------
+
+    def _drag_to(self, pos: tuple[int, int]) -> None:
+        if self._drag is None:
+            return
+        button, start, last, moved = self._drag
+        if not moved and math.hypot(pos[0] - start[0], pos[1] - start[1]) < DRAG_SLOP:
+            return
+        self.board.pan_by(pos[0] - last[0], pos[1] - last[1])
+        self._drag = (button, start, pos, True)
+
+    def _drop(self, button: int) -> bool:
+        drag, self._drag = self._drag, None
+        if drag is None or drag[0] != button:
+            self._drag = drag if drag is not None and drag[0] != button else None
+            return False
+        if button == 3 and not drag[3] and self.mode is not None:  # a right click
+            self.mode = None
+            self._derived_key = None
+        return True
+
+    def zoom(self, factor: float, at: tuple[float, float] | None = None) -> bool:
+        """Zoom the board by ``factor`` around ``at`` (default: the island's middle)."""
+        if at is None:
+            at = self.rects["island"].center
+        return self.board.zoom_at(at, factor)
 
     def draw(self, surface: pygame.Surface) -> None:
         if surface.get_size() != self.size:
@@ -438,36 +547,46 @@ class TableScene(Scene):
             self._draw_waiting(surface)
             return
         surface.blit(self._chrome_surface(view), (0, 0))
+        clip = surface.get_clip()
+        surface.set_clip(self.rects["board"].clip(clip))  # a zoomed island stays in its place
         if self.piece_new is not None:
             self.board.draw_piece(surface, view, self.piece_new,
                                   1 - self.piece_anim / PIECE_SECONDS)
         if self.robber_anim:
             self.board.draw_robber_flash(surface, view, self.robber_anim / ROBBER_SECONDS)
+        surface.set_clip(clip)
         self._draw_dice(surface, view)
         if self.gains:
             self._draw_gains(surface)
         self.trade_panel.draw(surface)
         if self.highlights is not None:
+            surface.set_clip(self.rects["board"].clip(clip))
             self.board.draw_highlights(surface, self.highlights, self.hover, self.pulse)
+            surface.set_clip(clip)
         self._draw_banner(surface)
+        if self.cheers.running:
+            self.cheers.draw(surface, self.rects["board"], self.ui.text, self.ui.scale)
         self._draw_timer(surface)
         self._draw_hand_hover(surface, view)
         self._draw_reason(surface)
         for btn in self.buttons.values():
             btn.draw(surface, self.ui, 17 if btn.primary else 13)
         self.chat.draw(surface, self.ui, self.ctx.tr("table.chat_placeholder"))
+        if self.focus.visible and self.ctx.stack.top is self:
+            self.focus.draw(surface, self.focus_stops(), self.ui.scale)
 
     def _chrome_surface(self, view: dict[str, Any]) -> pygame.Surface:
         """Everything that changes only with the model, drawn once per change: each
         region of the screen is redrawn only when what it shows changed."""
         m = self.ctx.model
-        base = (self.size, self.ui.scale, id(self.ctx.tr))
+        base = (self.size, self.ui.scale, id(self.ctx.tr), palette.name())
         events, chat = m.events, m.chat
         you = view.get("you") or {}
         keys: dict[str, tuple[Any, ...]] = {
-            "board": (*self._pieces_key(view), self.last_move(), self.piece_new),
+            "board": (*self._pieces_key(view), self.last_move(), self.piece_new,
+                      self.board.view_key()),
             "top": (tuple(view["bank"]), view["dev_deck"], view.get("turn"), view.get("phase"),
-                    m.connection),
+                    m.connection, m.game_over is not None),
             "players": (repr(view["seats"]), view.get("current"), view.get("turn"),
                         tuple(view.get("to_act", ())),
                         view.get("phase"), view.get("longest_road"), view.get("largest_army"),
@@ -475,7 +594,8 @@ class TableScene(Scene):
                         repr((m.game_over or {}).get("scores"))),
             "histogram": (tuple(m.dice), tuple(view.get("last_roll") or ())),
             "log": (len(events), id(events[-1]) if events else 0, self.log_scroll, self.log_new,
-                    id(m.table_seats), len(self.notes), bool(self.dice_anim)),
+                    id(m.table_seats), len(self.notes), bool(self.dice_anim),
+                    tuple(self.log_area())),
             "chat": (len(chat), id(chat[-1]) if chat else 0, self.chat_scroll,
                      id(m.table_seats)),
             "bottom": (repr(you), tuple(sorted({type(a).__name__ for a in m.legal})), m.seat),
@@ -621,6 +741,9 @@ class TableScene(Scene):
             x += bw + gap
         lw = px(86)
         self.buttons["leave"].rect = pygame.Rect(r["top"].right - lw - pad, px(8), lw, top - px(16))
+        rw_ = max(lw, self.ui.text.font(13, True).size(self.buttons["results"].label)[0] + px(24))
+        self.buttons["results"].rect = pygame.Rect(self.buttons["leave"].rect.x - rw_ - pad, px(8),
+                                                   rw_, top - px(16))
         self.rects = r
         self.ui.dialog_area = r["left"]
         self.board.set_rect(r["board"], r["island"])
@@ -654,6 +777,7 @@ class TableScene(Scene):
         spots: dict[tuple[str, int], Action] = {}
         ghost = None
         color: Color = owner_color(me, self._players()) if me is not None else (255, 255, 255)
+        owner = me
         if self.mode is not None and (phase != "main" or not any(
                 type(a) is {"road": BuildRoad, "settlement": BuildSettlement,
                             "city": BuildCity}[self.mode] for a in legal)):
@@ -684,21 +808,25 @@ class TableScene(Scene):
                     spots[("hex", a.hex)] = a
                     ghost = "robber"
                     color = (255, 255, 255)
+                    owner = None
                 elif isinstance(a, BuildNeutralRoad) and a.neutral == self.neutral:
                     spots[("edge", a.edge)] = a
                     ghost = "road"
                     color = owner_color(a.neutral, self._players())
+                    owner = a.neutral
                 elif isinstance(a, BuildNeutralSettlement) and a.neutral == self.neutral:
                     spots[("node", a.node)] = a
                     ghost = "settlement"
                     color = owner_color(a.neutral, self._players())
+                    owner = a.neutral
         self.spots = spots
         self.highlights = None
         if spots:
             self.highlights = Highlights(
                 nodes=[i for k, i in spots if k == "node"],
                 edges=[i for k, i in spots if k == "edge"],
-                hexes=[i for k, i in spots if k == "hex"], color=color, ghost=ghost)
+                hexes=[i for k, i in spots if k == "hex"], color=color, ghost=ghost,
+                owner=owner)
         self._set_buttons(legal, view, pending)
         self.prompt, self.prompt_mine = self._prompt(view, legal, pending)
         neutral_choice = {a.neutral for a in legal
@@ -726,8 +854,9 @@ class TableScene(Scene):
             b[name].active = self.mode == name
         self._set_reasons(types, view, pending)
         for name, btn in b.items():
-            if name != "leave":
+            if name not in ("leave", "results"):
                 btn.visible = seated and (name != "tokens" or self._players() == 2)
+        b["results"].visible = self.ctx.model.game_over is not None
 
     def _set_reasons(self, types: set[type[Action]], view: dict[str, Any] | None,
                      pending: bool) -> None:
@@ -866,7 +995,7 @@ class TableScene(Scene):
         """Open the dialog a pending decision needs (and the game-over screen)."""
         m = self.ctx.model
         if m.game_over is not None:
-            if not self._over_shown:
+            if not self._over_shown and not self.win_wait:
                 self._over_shown = True
                 self._close_dialogs()
                 self.ctx.stack.push(dialogs.GameOverDialog(self.ctx, self.ui))
@@ -962,6 +1091,12 @@ class TableScene(Scene):
             return
         self._open(dialogs.ConfirmLeaveDialog(self.ctx, self.ui))
 
+    def show_results(self) -> None:
+        """The final scores and statistics again (after *View board*)."""
+        if self.ctx.model.game_over is not None:
+            self.win_wait = 0.0
+            self._open(dialogs.GameOverDialog(self.ctx, self.ui))
+
     def ask_quit(self, saved: bool = False) -> None:
         """The window's close button in a running game: ask first."""
         self._open(dialogs.ConfirmQuitDialog(self.ctx, self.ui, saved=saved))
@@ -981,11 +1116,13 @@ class TableScene(Scene):
             self._send(legal[0])
 
     def _click_board(self, pos: tuple[int, int]) -> bool:
+        """A left click on the island: on a lit spot it sends the spot's action (True);
+        beside the lit spots it does nothing (False: the press may start a pan)."""
         if not self.spots or self.highlights is None:
             return False
         hit = self.board.hovered(self.highlights, pos)
         if hit is None:
-            return True  # a click beside the lit spots does nothing
+            return False
         action = self.spots.get(hit)
         if action is not None:
             self._send(action)
@@ -994,7 +1131,70 @@ class TableScene(Scene):
     def _send_chat(self, text: str) -> None:
         self.ctx.send({"type": "chat", "text": text[:300]})
 
+    # -- keyboard focus ------------------------------------------------------------------
+
+    def focus_stops(self) -> list[Stop]:
+        """Every choice on the table in keyboard order: the lit spots (in reading
+        order), the neutral player chips, the trade panel's buttons, the playable
+        development cards, then the buttons."""
+        px = self.ui.px
+        lay = self.board.layout
+        stops: list[Stop] = []
+        if self.spots and lay is not None and self.highlights is not None:
+            spots = []
+            for (kind, i) in self.spots:
+                x, y = {"node": lay.node_xy, "edge": lay.edge_xy, "hex": lay.hex_xy}[kind][i]
+                r = px(26) if kind == "hex" else px(12)
+                spots.append(Stop(("spot", (kind, i)), pygame.Rect(round(x) - r, round(y) - r,
+                                                                  2 * r, 2 * r),
+                                  partial(self._choose_spot, (kind, i)), round=True))
+            stops += reading_order(spots)
+        for owner, rect in sorted(self.neutral_rects.items()):
+            stops.append(Stop(("neutral", owner), rect, partial(self._pick_neutral, owner)))
+        for name, btn in self.trade_panel.buttons.items():
+            if btn.visible and btn.enabled:
+                stops.append(Stop(("trade", name), btn.rect, btn.on_click))
+        view = self.ctx.model.view
+        if view is not None:
+            for card, rect in self.dev_rects.items():
+                if self._playable(card, view):
+                    stops.append(Stop(("dev", card), rect, partial(self._play_card, card)))
+        for name in _FOCUS_BUTTONS:
+            btn = self.buttons[name]
+            if btn.visible and btn.enabled and btn.rect.w > 0:
+                stops.append(Stop(("button", name), btn.rect, btn.on_click))
+        return stops
+
+    def _choose_spot(self, spot: tuple[str, int]) -> None:
+        action = self.spots.get(spot)
+        if action is not None:
+            self._send(action)
+
+    def _pick_neutral(self, owner: int) -> None:
+        self.neutral = owner
+        self._derived_key = None
+
+    def _focus_moved(self) -> None:
+        """The focus is on a lit spot: show the piece there (as under the mouse) and
+        keep it in view on a zoomed island."""
+        stop = self.focus.current(self.focus_stops())
+        if stop is None or not isinstance(stop.key, tuple) or stop.key[0] != "spot":
+            return
+        if self.board.show(stop.rect.center):
+            stop = self.focus.current(self.focus_stops()) or stop
+        self.hover = stop.rect.center
+
     def _key(self, event: pygame.event.Event) -> bool:
+        focusing = event.key in (pygame.K_TAB, pygame.K_LEFT, pygame.K_RIGHT, pygame.K_UP,
+                                 pygame.K_DOWN)
+        if focusing or (self.focus.visible and event.key in (pygame.K_RETURN,
+                                                              pygame.K_KP_ENTER,
+                                                              pygame.K_SPACE)):
+            stops = self.focus_stops()
+            if self.focus.handle(event, stops):
+                if focusing:
+                    self._focus_moved()
+                return True
         if event.key in (pygame.K_RETURN, pygame.K_KP_ENTER):
             if self.ctx.model.table is not None:
                 self.chat.focus(True)
@@ -1009,6 +1209,22 @@ class TableScene(Scene):
         if event.key == pygame.K_ESCAPE and self.ctx.model.table is not None:
             self._leave()  # nothing else to cancel: leave the table? (asks first)
             return True
+        if event.key in (pygame.K_PLUS, pygame.K_EQUALS, pygame.K_KP_PLUS):
+            return self.zoom(ZOOM_STEP) or True
+        if event.key in (pygame.K_MINUS, pygame.K_KP_MINUS):
+            return self.zoom(1 / ZOOM_STEP) or True
+        if event.key in (pygame.K_0, pygame.K_KP0, pygame.K_HOME):
+            return self.board.reset_view() or True
+        if event.key == pygame.K_m:  # sound off / on
+            app = self.ctx.options.get("app")
+            if app is not None:
+                app.toggle_mute()
+                return True
+            sound = self.ctx.options.get("sound")
+            if sound is not None:
+                sound.toggle_mute()
+                return True
+            return False
         if event.key == pygame.K_F2:  # switch 日本語 / English (everything relabels)
             app = self.ctx.options.get("app")
             if app is not None:
@@ -1026,7 +1242,10 @@ class TableScene(Scene):
     def _scroll(self, dy: int) -> bool:
         if self.hover is None:
             return False
-        if self.rects["log"].collidepoint(self.hover):
+        if self.rects["board"].collidepoint(self.hover) and dy:
+            self.zoom(ZOOM_STEP ** dy, self.hover)
+            return True
+        if self.log_area().collidepoint(self.hover):
             self.log_scroll = max(0, self.log_scroll + dy)
             self._log_scrolled_at = time.monotonic()
             if self.log_scroll == 0:
@@ -1162,6 +1381,8 @@ class TableScene(Scene):
         x += chip + px(40)
         # connection, timer (drawn every frame in its slot), turn
         right = self.buttons["leave"].rect.x - px(12)
+        if self.ctx.model.game_over is not None:
+            right = self.buttons["results"].rect.x - px(12)
         label = self.ctx.tr("table.turn", n=view.get("turn", 0))
         if str(view.get("phase", "")).startswith("setup"):
             label = self.ctx.tr("table.setup")
@@ -1231,6 +1452,9 @@ class TableScene(Scene):
         av = (rect.x + px(26), rect.y + px(26))
         pygame.draw.circle(surface, shade(col, -0.5), av, px(18))
         pygame.draw.circle(surface, col, av, px(16))
+        if palette.marks_on():  # the seat's mark, as on its pieces
+            mx, my = av[0] + px(14), av[1] - px(13)
+            draw_mark(surface, palette.mark(q), (mx, my), px(5), mark_on(col), piece_edge(col))
         seats = m.table_seats
         info = seats[q] if q < len(seats) else {}
         kind = info.get("kind", "human")
@@ -1417,11 +1641,23 @@ class TableScene(Scene):
             self.log_new = 0
         self._log_lines = lines
 
+    def log_area(self) -> pygame.Rect:
+        """The log's panel: all of its place, or what an open trade's panel leaves
+        of it (the trade panel takes the histogram's place and the log's top)."""
+        r = self.rects["log"]
+        if not self.trade_panel.visible:
+            return r
+        top = self.trade_panel.rect.bottom + self.ui.px(8)
+        return pygame.Rect(r.x, max(r.y, top), r.w, r.bottom - max(r.y, top))
+
     def _draw_log(self, surface: pygame.Surface) -> None:
         self._refresh_log()
         t = self.ui.text
         px = self.ui.px
-        r = self.rects["log"]
+        r = self.log_area()
+        if r.h < px(44):
+            self.log_cue = pygame.Rect(0, 0, 0, 0)
+            return  # the open trade takes it all
         panel(surface, r, PANEL_BG, CARD_EDGE, px(10), solid_shadow=TABLE_SHADOW)
         t.draw(surface, self.ctx.tr("table.log_title"), (r.x + px(10), r.y + px(5)), 12, INK_SOFT,
                True)

@@ -16,8 +16,6 @@ TEXT_LIGHT = (250, 250, 250)
 BUTTON = (70, 110, 160)
 BUTTON_HOVER = (95, 140, 195)
 BUTTON_OFF = (150, 150, 150)
-SEAT_COLORS: tuple[Color, ...] = ((214, 48, 49), (38, 99, 214), (240, 240, 240), (235, 140, 20))
-NEUTRAL_COLORS: tuple[Color, ...] = ((120, 120, 120), (80, 160, 80))
 
 
 def draw_text(surface: pygame.Surface, font: pygame.font.Font, text: str, pos: tuple[int, int],

@@ -53,9 +53,9 @@ def _league(args: argparse.Namespace) -> int:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from .replay import main_replay
+    from .replay import main_replay_command
 
-    return main_replay(args.game_id, args.db, args.step)
+    return main_replay_command(args)
 
 
 TERMINAL_BOTS = ["heuristic", "greedy", "random", "heuristic"]
@@ -98,7 +98,7 @@ def _client(args: argparse.Namespace) -> int:
     if args.screenshot:
         from client.screenshot import render_screenshot
 
-        render_screenshot(args.screenshot, lang=lang, size=(1280, 800))
+        render_screenshot(args.screenshot, lang=lang, size=(1280, 800), scene=args.scene)
         print(f"wrote {args.screenshot}")
         return 0
     from client.app import App, NoDisplay
@@ -555,9 +555,21 @@ def build_parser() -> argparse.ArgumentParser:
     lg.add_argument("--quiet", action="store_true", help="no progress line on stderr")
     lg.set_defaults(func=_league)
 
-    rp = sub.add_parser("replay", help="print a stored league game turn by turn")
-    rp.add_argument("game_id", type=int, metavar="GAME_ID")
-    rp.add_argument("--db", default="league.db", help="SQLite file (default league.db)")
+    rp = sub.add_parser("replay", help="a stored game: as text turn by turn, or in the "
+                                       "replay viewer (--window)")
+    rp.add_argument("game_id", nargs="?", default=None, metavar="GAME_ID",
+                    help="a league game's id, or with --server-db a table's id")
+    rp.add_argument("--db", default="league.db",
+                    help="the league database (default league.db)")
+    rp.add_argument("--server-db", nargs="?", const="", default=None, metavar="PATH",
+                    help="read the game server's database instead (kaitaku server --db; "
+                         "default $XDG_DATA_HOME/kaitaku/kaitaku.db): its finished tables")
+    rp.add_argument("--window", action="store_true",
+                    help="open the replay viewer: step, seek, play at any speed, every "
+                         "hand shown")
+    rp.add_argument("--list", action="store_true", help="list the database's games")
+    rp.add_argument("--lang", choices=("ja", "en"), default=None,
+                    help="language of the viewer (default: from $LANG)")
     rp.add_argument("--step", action="store_true", help="wait for Enter after each turn")
     rp.set_defaults(func=_replay)
 
@@ -595,6 +607,11 @@ def build_parser() -> argparse.ArgumentParser:
                      help="language (default: from $LANG; Japanese needs a CJK font)")
     cli.add_argument("--screenshot", default=None, metavar="FILE.png",
                      help="draw a sample table to FILE.png without a window, and exit")
+    cli.add_argument("--scene", default="table",
+                     choices=("table", "stats", "trade", "colorblind"),
+                     help="with --screenshot: the table in a build mode (default), the "
+                          "end-of-game statistics, the trade panel, or the colour-blind "
+                          "palette")
     cli.add_argument("--no-discovery", action="store_true",
                      help="do not look for servers on the LAN")
     _tls_flags(cli)

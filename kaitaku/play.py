@@ -181,13 +181,23 @@ class PlayHooks:
         self.create = create
         self.storage_error = local.storage_error
 
-    def new_game(self, lang: str) -> dict[str, Any]:
-        """The table to create: the same settings and bots, named in ``lang``."""
+    def new_game(self, lang: str, like: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The table to create: the command's settings and bots, named in ``lang``;
+        ``like`` (a rematch): a finished table's settings and bots instead (the
+        window takes the first seat, bots the others)."""
         from client.i18n import Translator
 
         out = dict(self.create)
         player = str(out.pop("player", "?"))
         out["name"] = Translator(lang)("play.table_name", name=player)[:32]
+        settings = like.get("settings") if like else None
+        if isinstance(settings, dict) and settings.get("players") in (2, 3, 4):
+            bots = [b for b in like.get("bots") or [] if isinstance(b, str)] if like else []
+            fill = bots[-1] if bots else (list(self.create.get("bots") or []) or
+                                          ["heuristic"])[-1]
+            need = int(settings["players"]) - 1
+            out["settings"] = dict(settings)
+            out["bots"] = (bots + [fill] * need)[:need]
         return out
 
     def last_game(self) -> dict[str, Any] | None:

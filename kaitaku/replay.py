@@ -1,16 +1,42 @@
-"""``kaitaku replay GAME_ID``: a stored league game, as text, turn by turn."""
+"""``kaitaku replay``: a stored game, as text turn by turn or in the replay viewer.
+
+Two stores hold finished games: a league database (``--db league.db``, one
+row per game with its action log: :func:`league.store.load_log`) and the game
+server's database (``--server-db [PATH]``: ``kaitaku server --db``, where
+every table's accepted actions are kept with their chance outcomes; finished
+games stay unless the server runs with ``--keep-finished DAYS``). This module
+reads either into a :class:`protocol.rules.GameLog` and hands it to the text
+printer or, with ``--window``, to the game window's replay viewer
+(:class:`client.replay_scene.ReplayScene`; the client itself never reads a
+database). ``--list`` lists the games a database holds.
+
+Everything read from a database file is checked: a row of the wrong shape, an
+action that does not parse, or a log that does not replay is reported and
+nothing is shown. The server's database is opened read-only (a running
+server may be writing it); a game that has not finished there is not shown
+(the viewer shows every seat's cards).
+"""
 
 from __future__ import annotations
 
+import json
+import sqlite3
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from league.store import connect, load_log
-from protocol.rules import GameLog, apply, new_game
+from protocol.rules import GameLog, RulesError, Settings, apply, new_game
+from protocol.rules.state import entry_from_dict
 
 from .terminal import _seat_name, describe
+
+MAX_ACTIONS = 100_000
+"""A stored game with more actions than this is refused (real games have ~1000)."""
+
+
+class ReplayError(Exception):
+    """The game cannot be shown (missing, unreadable, not finished, does not replay)."""
 
 
 def replay_lines(log: GameLog, seats: Sequence[str]) -> list[list[str]]:
@@ -30,29 +56,158 @@ def replay_lines(log: GameLog, seats: Sequence[str]) -> list[list[str]]:
     return turns
 
 
-def main_replay(game_id: int, db: str, step: bool = False,
-                out: Callable[[str], None] = print,
-                wait: Callable[[], Any] | None = None) -> int:
-    """``kaitaku replay GAME_ID``: print a stored game turn by turn."""
+# --- the league database ----------------------------------------------------------------------
+
+
+def load_league_game(db: str, game_id: int) -> tuple[GameLog, list[str], str]:
+    """A league game's log, its entries' names and a line about it."""
+    from league.store import connect, load_log
+
     if not Path(db).exists():
-        print(f"kaitaku replay: no database {db}", file=sys.stderr)
-        return 2
-    conn = connect(db)
+        raise ReplayError(f"no database {db}")
+    try:
+        conn = connect(db)
+    except sqlite3.Error as exc:
+        raise ReplayError(f"{db}: {exc}") from exc
     try:
         game, log = load_log(conn, game_id)
     except KeyError:
-        print(f"kaitaku replay: no game {game_id} in {db}", file=sys.stderr)
-        return 2
+        raise ReplayError(f"no game {game_id} in {db}") from None
+    except (sqlite3.Error, ValueError, RulesError) as exc:
+        raise ReplayError(f"game {game_id} in {db} cannot be read: {exc}") from exc
     finally:
         conn.close()
     players = len(game.seats)
-    out(f"game {game.id} (league game {game.index}, seed {game.seed}): "
-        + ", ".join(f"{_seat_name(q, players)} {n}" for q, n in enumerate(game.seats)))
+    head = (f"game {game.id} (league game {game.index}, seed {game.seed}): "
+            + ", ".join(f"{_seat_name(q, players)} {n}" for q, n in enumerate(game.seats)))
     if log is None:
-        out(f"no actions recorded ({game.status}: {game.error})")
-        return 1
+        raise ReplayError(f"{head}\nno actions recorded ({game.status}: {game.error})")
+    if game.status != "ok":
+        head += f"\n(the game failed: {game.error})"
+    return log, [str(n) for n in game.seats], head
+
+
+# --- the game server's database ---------------------------------------------------------------
+
+
+def _open_ro(db: str) -> sqlite3.Connection:
+    path = Path(db)
+    if not path.is_file():
+        raise ReplayError(f"no database {db}")
+    try:
+        return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=5)
+    except sqlite3.Error as exc:
+        raise ReplayError(f"{db}: {exc}") from exc
+
+
+def load_server_game(db: str, table_id: str) -> tuple[GameLog, list[str], list[str], str]:
+    """A finished table's log from the server's database: the log, its seats' names
+    and kinds, and its name."""
+    conn = _open_ro(db)
+    try:
+        row = conn.execute("SELECT name, settings, seed, status, seats FROM tables "
+                           "WHERE id = ?", (table_id,)).fetchone()
+        if row is None:
+            raise ReplayError(f"no table {table_id!r} in {db} (kaitaku replay --list "
+                              f"--server-db {db} lists them)")
+        name, settings_json, seed, status, seats_json = row
+        if status != "finished":
+            raise ReplayError(f"table {table_id!r} has not finished ({status}): only finished "
+                              "games are replayed (the viewer shows every hand)")
+        if not isinstance(seed, int) or not isinstance(settings_json, str):
+            raise ReplayError(f"table {table_id!r}: a damaged row")
+        settings = Settings.from_dict(json.loads(settings_json))
+        seats = json.loads(seats_json) if isinstance(seats_json, str) else None
+        if not isinstance(seats, list):
+            raise ReplayError(f"table {table_id!r}: damaged seats")
+        names = [str(s.get("name") or f"seat {q + 1}")[:64] if isinstance(s, dict)
+                 else f"seat {q + 1}" for q, s in enumerate(seats)]
+        kinds = ["bot" if isinstance(s, dict) and s.get("kind") == "bot" else "human"
+                 for s in seats]
+        (count,) = conn.execute("SELECT COUNT(*) FROM actions WHERE table_id = ?",
+                                (table_id,)).fetchone()
+        if count > MAX_ACTIONS:
+            raise ReplayError(f"table {table_id!r} has {count} actions (at most {MAX_ACTIONS})")
+        steps = []
+        for seat, action, outcome in conn.execute(
+                "SELECT seat, action, outcome FROM actions WHERE table_id = ? ORDER BY version",
+                (table_id,)):
+            steps.append(entry_from_dict([seat, json.loads(action),
+                                          None if outcome is None else json.loads(outcome)]))
+    except ReplayError:
+        raise
+    except (sqlite3.Error, ValueError, TypeError, KeyError, RulesError, RecursionError) as exc:
+        raise ReplayError(f"table {table_id!r} in {db} cannot be read: {exc}") from exc
+    finally:
+        conn.close()
+    start = new_game(settings, seed)  # how the server began it: the board and first seat
+    log = GameLog(settings, seed, start.board, start.first_seat, tuple(steps))
+    return log, names, kinds, str(name or table_id)
+
+
+def list_server_games(db: str) -> list[dict[str, Any]]:
+    """The finished tables of a server's database, newest first."""
+    conn = _open_ro(db)
+    try:
+        rows = conn.execute("SELECT id, name, seats, created FROM tables WHERE status = "
+                            "'finished' ORDER BY created DESC").fetchall()
+    except sqlite3.Error as exc:
+        raise ReplayError(f"{db}: {exc}") from exc
+    finally:
+        conn.close()
+    out = []
+    for tid, name, seats, created in rows:
+        try:
+            names = [str(s.get("name")) for s in json.loads(seats) if isinstance(s, dict)]
+        except (ValueError, TypeError):
+            names = []
+        out.append({"id": str(tid), "name": str(name), "seats": names, "created": created})
+    return out
+
+
+def list_league_games(db: str) -> list[dict[str, Any]]:
+    if not Path(db).exists():
+        raise ReplayError(f"no database {db}")
+    conn = _open_ro(db)
+    try:
+        rows = conn.execute("SELECT id, league, idx, seats, status FROM games "
+                            "ORDER BY id").fetchall()
+    except sqlite3.Error as exc:
+        raise ReplayError(f"{db}: {exc}") from exc
+    finally:
+        conn.close()
+    return [{"id": r[0], "league": r[1], "index": r[2], "seats": json.loads(r[3] or "[]"),
+             "status": r[4]} for r in rows]
+
+
+# --- the commands -------------------------------------------------------------------------------
+
+
+def main_replay(game_id: int, db: str, step: bool = False,
+                out: Callable[[str], None] = print,
+                wait: Callable[[], Any] | None = None) -> int:
+    """``kaitaku replay GAME_ID``: print a stored league game turn by turn."""
+    try:
+        log, names, head = load_league_game(db, game_id)
+    except ReplayError as exc:
+        text = str(exc)
+        if "no actions recorded" in text:
+            for line in text.split("\n"):
+                out(line)
+            return 1
+        print(f"kaitaku replay: {text}", file=sys.stderr)
+        return 2
+    out(head.split("\n")[0])
+    print_lines(log, names, step, out, wait)
+    if "\n" in head:
+        out("\n=== " + head.split("\n", 1)[1].strip("()") + " ===")
+    return 0
+
+
+def print_lines(log: GameLog, names: Sequence[str], step: bool,
+                out: Callable[[str], None], wait: Callable[[], Any] | None) -> None:
     wait = wait or (lambda: input())
-    for lines in replay_lines(log, game.seats):
+    for lines in replay_lines(log, names):
         for line in lines:
             out(line)
         if step:
@@ -60,6 +215,89 @@ def main_replay(game_id: int, db: str, step: bool = False,
                 wait()
             except EOFError:
                 step = False
-    if game.status != "ok":
-        out(f"\n=== the game failed: {game.error} ===")
+
+
+def main_replay_command(args: Any) -> int:
+    """``kaitaku replay`` with its options (see the module docstring)."""
+    server_db = None
+    if args.server_db is not None:
+        from server.storage import default_db_path
+
+        server_db = args.server_db or str(default_db_path())
+    try:
+        if args.list:
+            return _list(server_db, args.db)
+        if args.game_id is None:
+            print("kaitaku replay: give a GAME_ID (--list shows them)", file=sys.stderr)
+            return 2
+        if server_db is not None:
+            log, names, kinds, title = load_server_game(server_db, str(args.game_id))
+            head = f"table {args.game_id} ({title}): " + ", ".join(names)
+        else:
+            try:
+                game_id = int(args.game_id)
+            except ValueError:
+                print(f"kaitaku replay: a league game id is a number, not {args.game_id!r} "
+                      "(a server's table: --server-db)", file=sys.stderr)
+                return 2
+            if not args.window:
+                return main_replay(game_id, args.db, args.step)
+            log, names, head = load_league_game(args.db, game_id)
+            kinds = ["bot"] * len(names)
+            title = _league_title(game_id, args.lang)
+    except ReplayError as exc:
+        print(f"kaitaku replay: {exc}", file=sys.stderr)
+        return 2
+    if not args.window:
+        print(head)
+        print_lines(log, names, args.step, print, None)
+        return 0
+    return replay_window(log, names, kinds, title, args.lang)
+
+
+def _league_title(game_id: int, lang: str | None) -> str:
+    try:
+        from client.app import default_lang
+        from client.i18n import Translator
+    except ImportError:
+        return f"#{game_id}"
+    return Translator(lang or default_lang())("replay.title_league", n=game_id)
+
+
+def _list(server_db: str | None, league_db: str) -> int:
+    if server_db is not None:
+        games = list_server_games(server_db)
+        for g in games:
+            print(f"{g['id']}  {g['name']}  ({', '.join(g['seats'])})")
+        if not games:
+            print(f"no finished games in {server_db}")
+        return 0
+    for g in list_league_games(league_db):
+        print(f"{g['id']}  league {g['league']} game {g['index']}  {g['status']}  "
+              f"({', '.join(map(str, g['seats']))})")
     return 0
+
+
+def replay_window(log: GameLog, names: Sequence[str], kinds: Sequence[str], title: str,
+                  lang: str | None) -> int:
+    """Open the game window's replay viewer on ``log``."""
+    try:
+        from client.app import App, NoDisplay, default_lang
+        from client.replay import Replay, ReplayInfo
+    except ImportError as exc:
+        print(f"kaitaku replay: the window needs pygame ({exc}); install the client extra: "
+              "pip install 'kaitaku[client]'", file=sys.stderr)
+        return 2
+    from protocol.rules import InvalidLog
+
+    try:
+        replay = Replay(log, ReplayInfo(title, tuple(names), tuple(kinds)))
+    except InvalidLog as exc:
+        print(f"kaitaku replay: the game does not replay: {exc}", file=sys.stderr)
+        return 2
+    try:
+        app = App(lang=lang or default_lang(), discover=False, replay=replay)
+    except NoDisplay as exc:
+        print(f"kaitaku replay: {exc}", file=sys.stderr)
+        return 2
+    return app.run()

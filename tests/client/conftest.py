@@ -13,8 +13,10 @@ is imported, so every test runs headless. Fixtures:
   ``size``, ``surface``, ``sent`` and ``fonts``;
 - ``make_ctx(lang="ja")``: the same for another language;
 - ``state_dir`` (automatic): ``KAITAKU_STATE_DIR`` points at a fresh folder, and so
-  does ``KAITAKU_DATA_DIR`` (``kaitaku play``'s kept game);
-- ``server`` and ``connect``: a real server on a loopback port and raw clients
+  do ``KAITAKU_DATA_DIR`` (``kaitaku play``'s kept game) and ``KAITAKU_CONFIG_DIR``
+  (the window's settings);
+- ``server``, ``bot_server`` (it starts ``kaitaku bot`` processes for bot seats) and
+  ``connect``: a real server on a loopback port and raw clients
   to it (from ``tests/server/conftest.py``).
 """
 
@@ -36,7 +38,7 @@ from client.fonts import Fonts  # noqa: E402
 from client.i18n import Translator  # noqa: E402
 from client.model import ClientModel  # noqa: E402
 from client.scene import Context  # noqa: E402
-from tests.server.conftest import connect, server  # noqa: E402, F401  (fixtures, re-exported)
+from tests.server.conftest import bot_server, connect, server  # noqa: E402, F401  (fixtures)
 
 SIZE = (1280, 800)
 
@@ -48,6 +50,7 @@ def state_dir(tmp_path_factory: pytest.TempPathFactory,
     path = tmp_path_factory.mktemp("state")
     monkeypatch.setenv("KAITAKU_STATE_DIR", str(path))
     monkeypatch.setenv("KAITAKU_DATA_DIR", str(tmp_path_factory.mktemp("data")))
+    monkeypatch.setenv("KAITAKU_CONFIG_DIR", str(tmp_path_factory.mktemp("config")))
     return path
 
 

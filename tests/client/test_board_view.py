@@ -17,7 +17,7 @@ from client.board_view import (
     owner_color,
 )
 from client.fonts import Fonts
-from client.widgets import NEUTRAL_COLORS, SEAT_COLORS
+from client.palette import STANDARD
 from protocol.rules import Settings, new_game, observe
 from protocol.rules.board import NUM_EDGES, NUM_HEXES, NUM_NODES
 
@@ -100,10 +100,10 @@ def test_edge_angles() -> None:
 
 
 def test_owner_colours() -> None:
-    assert owner_color(1, 4) == SEAT_COLORS[1]
-    assert owner_color(3, 4) == SEAT_COLORS[3]
-    assert owner_color(2, 2) == NEUTRAL_COLORS[0]
-    assert owner_color(3, 2) == NEUTRAL_COLORS[1]
+    assert owner_color(1, 4) == STANDARD.seats[1]
+    assert owner_color(3, 4) == STANDARD.seats[3]
+    assert owner_color(2, 2) == STANDARD.neutrals[0]
+    assert owner_color(3, 2) == STANDARD.neutrals[1]
 
 
 def _view() -> dict[str, object]:
@@ -151,10 +151,10 @@ def test_pieces_are_drawn_in_seat_colours(surface: pygame.Surface, fonts: Fonts)
         return min(math.dist(surface.get_at((round(pos[0]) + dx, round(pos[1]) + dy))[:3], color)
                    for dx in range(-radius, radius + 1) for dy in range(-radius, radius + 1))
 
-    assert near(lay.edge_xy[30], SEAT_COLORS[1], 3) < 30
-    assert near(lay.node_xy[12], SEAT_COLORS[0], 4) < 30
-    assert near(lay.node_xy[40], SEAT_COLORS[2], 4) < 30
-    assert near(lay.node_xy[20], SEAT_COLORS[1], 4) > 60  # nothing blue elsewhere
+    assert near(lay.edge_xy[30], STANDARD.seats[1], 3) < 30
+    assert near(lay.node_xy[12], STANDARD.seats[0], 4) < 30
+    assert near(lay.node_xy[40], STANDARD.seats[2], 4) < 30
+    assert near(lay.node_xy[20], STANDARD.seats[1], 4) > 60  # nothing blue elsewhere
 
 
 # --- the last move ----------------------------------------------------------------------

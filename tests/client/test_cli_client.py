@@ -72,15 +72,18 @@ def test_screenshot_is_drawn_by_the_screenshot_module(
     calls: list[tuple[Any, ...]] = []
     fake = types.ModuleType("client.screenshot")
 
-    def render_screenshot(path: str, lang: str = "en", size: tuple[int, int] = (0, 0)) -> None:
-        calls.append((path, lang, size))
+    def render_screenshot(path: str, lang: str = "en", size: tuple[int, int] = (0, 0),
+                          scene: str = "table") -> None:
+        calls.append((path, lang, size, scene))
 
     fake.render_screenshot = render_screenshot  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "client.screenshot", fake)
     out = str(tmp_path / "shot.png")
     assert main(["client", "--screenshot", out, "--lang", "ja"]) == 0
-    assert calls == [(out, "ja", (1280, 800))]
+    assert calls == [(out, "ja", (1280, 800), "table")]
     assert out in capsys.readouterr().out
+    assert main(["client", "--screenshot", out, "--scene", "stats"]) == 0
+    assert calls[-1][3] == "stats"
 
 
 def test_bench_client_prints_the_frame_bench(monkeypatch: pytest.MonkeyPatch,
