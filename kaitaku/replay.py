@@ -19,15 +19,13 @@ server may be writing it); a game that has not finished there is not shown
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from protocol.rules import GameLog, RulesError, Settings, apply, new_game
-from protocol.rules.state import entry_from_dict
+from protocol.rules import GameLog, RulesError, apply, new_game
 
 from .terminal import _seat_name, describe
 
@@ -90,94 +88,44 @@ def load_league_game(db: str, game_id: int) -> tuple[GameLog, list[str], str]:
 # --- the game server's database ---------------------------------------------------------------
 
 
-def _open_ro(db: str) -> sqlite3.Connection:
-    path = Path(db)
-    if not path.is_file():
-        raise ReplayError(f"no database {db}")
-    try:
-        return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=5)
-    except sqlite3.Error as exc:
-        raise ReplayError(f"{db}: {exc}") from exc
-
-
 def load_server_game(db: str, table_id: str) -> tuple[GameLog, list[str], list[str], str]:
     """A finished table's log from the server's database: the log, its seats' names
     and kinds, and its name."""
-    conn = _open_ro(db)
+    from server.storage import StorageError, read_finished
+
     try:
-        row = conn.execute("SELECT name, settings, seed, status, seats FROM tables "
-                           "WHERE id = ?", (table_id,)).fetchone()
-        if row is None:
-            raise ReplayError(f"no table {table_id!r} in {db} (kaitaku replay --list "
-                              f"--server-db {db} lists them)")
-        name, settings_json, seed, status, seats_json = row
-        if status != "finished":
-            raise ReplayError(f"table {table_id!r} has not finished ({status}): only finished "
-                              "games are replayed (the viewer shows every hand)")
-        if not isinstance(seed, int) or not isinstance(settings_json, str):
-            raise ReplayError(f"table {table_id!r}: a damaged row")
-        settings = Settings.from_dict(json.loads(settings_json))
-        seats = json.loads(seats_json) if isinstance(seats_json, str) else None
-        if not isinstance(seats, list):
-            raise ReplayError(f"table {table_id!r}: damaged seats")
-        names = [str(s.get("name") or f"seat {q + 1}")[:64] if isinstance(s, dict)
-                 else f"seat {q + 1}" for q, s in enumerate(seats)]
-        kinds = ["bot" if isinstance(s, dict) and s.get("kind") == "bot" else "human"
-                 for s in seats]
-        (count,) = conn.execute("SELECT COUNT(*) FROM actions WHERE table_id = ?",
-                                (table_id,)).fetchone()
-        if count > MAX_ACTIONS:
-            raise ReplayError(f"table {table_id!r} has {count} actions (at most {MAX_ACTIONS})")
-        steps = []
-        for seat, action, outcome in conn.execute(
-                "SELECT seat, action, outcome FROM actions WHERE table_id = ? ORDER BY version",
-                (table_id,)):
-            steps.append(entry_from_dict([seat, json.loads(action),
-                                          None if outcome is None else json.loads(outcome)]))
-    except ReplayError:
-        raise
-    except (sqlite3.Error, ValueError, TypeError, KeyError, RulesError, RecursionError) as exc:
-        raise ReplayError(f"table {table_id!r} in {db} cannot be read: {exc}") from exc
-    finally:
-        conn.close()
-    start = new_game(settings, seed)  # how the server began it: the board and first seat
-    log = GameLog(settings, seed, start.board, start.first_seat, tuple(steps))
-    return log, names, kinds, str(name or table_id)
+        game = read_finished(db, table_id, MAX_ACTIONS)
+    except StorageError as exc:
+        raise ReplayError(str(exc)) from exc
+    return game.log, game.names, game.kinds, game.name
 
 
 def list_server_games(db: str) -> list[dict[str, Any]]:
     """The finished tables of a server's database, newest first."""
-    conn = _open_ro(db)
+    from server.storage import StorageError, list_finished
+
     try:
-        rows = conn.execute("SELECT id, name, seats, created FROM tables WHERE status = "
-                            "'finished' ORDER BY created DESC").fetchall()
-    except sqlite3.Error as exc:
-        raise ReplayError(f"{db}: {exc}") from exc
-    finally:
-        conn.close()
-    out = []
-    for tid, name, seats, created in rows:
-        try:
-            names = [str(s.get("name")) for s in json.loads(seats) if isinstance(s, dict)]
-        except (ValueError, TypeError):
-            names = []
-        out.append({"id": str(tid), "name": str(name), "seats": names, "created": created})
-    return out
+        return list_finished(db)
+    except StorageError as exc:
+        raise ReplayError(str(exc)) from exc
 
 
 def list_league_games(db: str) -> list[dict[str, Any]]:
+    """Every game of a league database: id, league, index, seats, status."""
+    from league.store import connect, list_games
+
     if not Path(db).exists():
         raise ReplayError(f"no database {db}")
-    conn = _open_ro(db)
     try:
-        rows = conn.execute("SELECT id, league, idx, seats, status FROM games "
-                            "ORDER BY id").fetchall()
+        conn = connect(db)
     except sqlite3.Error as exc:
+        raise ReplayError(f"{db}: {exc}") from exc
+    try:
+        return list_games(conn)
+    except (sqlite3.Error, ValueError) as exc:
         raise ReplayError(f"{db}: {exc}") from exc
     finally:
         conn.close()
-    return [{"id": r[0], "league": r[1], "index": r[2], "seats": json.loads(r[3] or "[]"),
-             "status": r[4]} for r in rows]
 
 
 # --- the commands -------------------------------------------------------------------------------

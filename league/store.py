@@ -169,6 +169,13 @@ def load_log(conn: sqlite3.Connection, game_id: int) -> tuple[StoredGame, GameLo
     return game, (GameLog.from_dict(json.loads(row[1])) if row[1] else None)
 
 
+def list_games(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+    """Every stored game of every league: id, league, index, seats, status."""
+    rows = conn.execute("SELECT id, league, idx, seats, status FROM games ORDER BY id")
+    return [{"id": r[0], "league": r[1], "index": r[2], "seats": json.loads(r[3] or "[]"),
+             "status": r[4]} for r in rows]
+
+
 def league_info(conn: sqlite3.Connection, league: int) -> dict[str, Any]:
     row = conn.execute("SELECT seed, settings, entries, games, mode FROM leagues WHERE id = ?",
                        (league,)).fetchone()

@@ -51,8 +51,19 @@ from typing import Any
 
 import msgpack
 
-from protocol.rules import GameState, Settings, action_from_dict, apply, new_game, observe
+from protocol.rules import (
+    GameLog,
+    GameState,
+    RulesError,
+    Settings,
+    action_from_dict,
+    apply,
+    new_game,
+    observe,
+    replay,
+)
 from protocol.rules.errors import InvalidLog
+from protocol.rules.state import entry_from_dict
 from protocol.wire import MAX_FRAME, check_settings, clean_text, clip
 from protocol.wire.messages import MAX_NAME, TURN_TIMER_MAX
 
@@ -495,3 +506,96 @@ def _snapshot(version: Any, blob: Any, settings: Settings, seed: int) -> tuple[i
     observe(game, None)
     game.log = []
     return version, game
+
+
+# --- reading finished games (replays) -------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class FinishedGame:
+    """A finished table read back for a replay: its log, its seats' names and
+    kinds (``human`` or ``bot``) and its name."""
+
+    log: GameLog
+    names: list[str]
+    kinds: list[str]
+    name: str
+
+
+def _open_read_only(db: str | os.PathLike[str]) -> sqlite3.Connection:
+    path = Path(db)
+    if not path.is_file():
+        raise StorageError(f"no database {db}")
+    try:
+        return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=5)
+    except sqlite3.Error as exc:
+        raise StorageError(f"{db}: {exc}") from exc
+
+
+def read_finished(db: str | os.PathLike[str], table_id: str,
+                  max_actions: int = 100_000) -> FinishedGame:
+    """A finished table of a server's database, opened read-only (while the
+    server runs, too), every row checked: a log that does not replay, damaged
+    rows, an unfinished table (a replay shows every hand) or more than
+    ``max_actions`` actions raise :class:`StorageError` with the reason."""
+    conn = _open_read_only(db)
+    try:
+        row = conn.execute("SELECT name, settings, seed, status, seats FROM tables "
+                           "WHERE id = ?", (table_id,)).fetchone()
+        if row is None:
+            raise StorageError(f"no table {table_id!r} in {db} (kaitaku replay --list "
+                               f"--server-db {db} lists them)")
+        name, settings_json, seed, status, seats_json = row
+        if status != "finished":
+            raise StorageError(f"table {table_id!r} has not finished ({status}): only "
+                               "finished games are replayed (the viewer shows every hand)")
+        if type(seed) is not int or not isinstance(settings_json, str):
+            raise StorageError(f"table {table_id!r}: a damaged row")
+        settings = Settings.from_dict(json.loads(settings_json))
+        seats = _seats(json.loads(seats_json) if isinstance(seats_json, str) else None,
+                       settings.players)
+        (count,) = conn.execute("SELECT COUNT(*) FROM actions WHERE table_id = ?",
+                                (table_id,)).fetchone()
+        if count > max_actions:
+            raise StorageError(f"table {table_id!r} has {count} actions "
+                               f"(at most {max_actions})")
+        steps = [entry_from_dict([seat, json.loads(action),
+                                  None if outcome is None else json.loads(outcome)])
+                 for seat, action, outcome in conn.execute(
+                     "SELECT seat, action, outcome FROM actions WHERE table_id = ? "
+                     "ORDER BY version", (table_id,))]
+        start = new_game(settings, seed)  # how the server began it: the board and first seat
+        log_ = GameLog(settings, seed, start.board, start.first_seat, tuple(steps))
+        replay(log_)  # refuse a log that does not replay
+    except StorageError:
+        raise
+    except (sqlite3.Error, ValueError, TypeError, KeyError, RulesError, RecursionError) as exc:
+        raise StorageError(f"table {table_id!r} in {db} cannot be read: {exc}") from exc
+    finally:
+        conn.close()
+    names = [s["name"] or f"seat {q + 1}" for q, s in enumerate(seats)]
+    kinds = ["bot" if s["kind"] == "bot" else "human" for s in seats]
+    return FinishedGame(log_, names, kinds, clean_text(str(name), MAX_NAME) or table_id)
+
+
+def list_finished(db: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """The finished tables of a server's database, newest first: id, name,
+    seat names and creation time."""
+    conn = _open_read_only(db)
+    try:
+        rows = conn.execute("SELECT id, name, seats, created FROM tables WHERE status = "
+                            "'finished' ORDER BY created DESC").fetchall()
+    except sqlite3.Error as exc:
+        raise StorageError(f"{db}: {exc}") from exc
+    finally:
+        conn.close()
+    out = []
+    for tid, name, seats, created in rows:
+        try:
+            names = [clean_text(str(s.get("name")), MAX_NAME) for s in json.loads(seats)
+                     if isinstance(s, dict)]
+        except (ValueError, TypeError):
+            names = []
+        out.append({"id": str(tid), "name": clean_text(str(name), MAX_NAME), "seats": names,
+                    "created": created})
+    return out
