@@ -118,7 +118,7 @@ def play_game(
     for q, b in enumerate(bots):
         b.on_game_over(observe(s, q))
     return GameResult(
-        None if s.winner < 0 else s.winner,
+        s.winner,
         s.turn,
         decisions,
         tuple(s.total_vp(q) for q in range(settings.players)),

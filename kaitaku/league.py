@@ -249,7 +249,7 @@ def play_task(task: GameTask) -> GameOutcome:
         deadline = t0 + task.timeout if task.timeout > 0 else math.inf
         if networked:
             s = _play_networked(task, settings, times, state)
-            winner: int | None = None if s.winner < 0 else s.winner
+            winner: int | None = s.winner
             turns, decisions, final = s.turn, len(s.log or ()), s
             vp = [s.total_vp(q) for q in range(settings.players)]
         else:

@@ -541,7 +541,7 @@ class Table:
         if over:
             self.status = "finished"
             scores = [game.total_vp(q) for q in range(game.settings.players)]
-            winner = None if game.winner < 0 else game.winner
+            winner = game.winner
             log.info("table %s: game over, winner %s, scores %s", self.id, winner, scores)
             for sess, _ in self.members():
                 sess.send({"type": "game_over", "winner": winner, "scores": scores})

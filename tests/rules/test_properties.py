@@ -544,7 +544,7 @@ def check_invariants(s: GameState) -> None:
     if ph == Phase.GAME_OVER:
         assert waiting == ()
         assert all(legal_actions(s, q) == [] for q in range(n))
-        if s.winner >= 0:
+        if s.winner is not None:
             assert s.winner == s.current and s.winner < n
             assert s.total_vp(s.winner) >= s.settings.vp_target
         else:
@@ -552,7 +552,7 @@ def check_invariants(s: GameState) -> None:
     else:
         assert waiting and all(0 <= q < n for q in waiting)
         assert legal_actions(s, waiting[0])
-        assert s.winner == -1
+        assert s.winner is None
         if ph >= Phase.PRE_ROLL:
             assert s.total_vp(s.current) < s.settings.vp_target
 
