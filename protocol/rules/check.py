@@ -45,9 +45,19 @@ from .state import (
 T = TypeVar("T")
 
 _SETUP = (Phase.SETUP_SETTLEMENT, Phase.SETUP_ROAD)
+_NEUTRAL = (Phase.NEUTRAL_ROAD, Phase.NEUTRAL_SETTLEMENT)
+INTERRUPTIONS = frozenset({Phase.DISCARD, Phase.MOVE_ROBBER, Phase.STEAL, Phase.ROAD_BUILDING,
+                           *_NEUTRAL})
+"""Phases that return to ``return_phase`` (pre_roll or main) when they end."""
+
+
+def default_return(phase: int, rolled: bool) -> int:
+    """Where an interruption (a 7, a knight, Road Building) returns to: main after
+    the roll, pre_roll before it; main outside interruptions."""
+    return Phase.MAIN if rolled or phase not in INTERRUPTIONS else Phase.PRE_ROLL
 _FROZEN_PROPOSALS = frozenset({
     Phase.MAIN, Phase.TRADE, Phase.MOVE_ROBBER, Phase.STEAL, Phase.ROAD_BUILDING,
-    Phase.NEUTRAL_ROAD, Phase.NEUTRAL_SETTLEMENT,
+    Phase.NEUTRAL_ROAD, Phase.NEUTRAL_SETTLEMENT, Phase.GIVE_BACK,
 })
 """Phases in which proposals to the current player may be open (made in main,
 kept while a development card or an offer of the current player is resolved)."""
@@ -322,6 +332,10 @@ def settle(s: GameState) -> None:
              "return_phase is pre_roll or main")
     _require(s.neutral_return in (Phase.MAIN, Phase.PRE_ROLL, Phase.ROAD_BUILDING),
              "neutral_return is main, pre_roll or road_building")
+    if ph not in INTERRUPTIONS:
+        s.return_phase = Phase.MAIN  # nothing to return to (the value is not used)
+    if ph not in _NEUTRAL:
+        s.neutral_return = Phase.MAIN
     if ph in _SETUP:
         _require(s.turn == 0 and s.rolls_done == 0, "set-up happens before the first turn")
         placed = setup_placements(s)

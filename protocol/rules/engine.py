@@ -592,6 +592,12 @@ def _pay(s: GameState, p: int, cost: tuple[int, ...]) -> None:
             bank[r] += c
 
 
+def _resume(s: GameState) -> None:
+    """Back to the phase a 7, a knight or Road Building interrupted."""
+    s.phase = s.return_phase
+    s.return_phase = MAIN
+
+
 def _built(s: GameState) -> None:
     """A paid build (R-OPT-4: with strict phases it closes domestic trade, and
     with it the open proposals to the current player)."""
@@ -763,7 +769,7 @@ def _build_road(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]
         s.free_roads -= 1
         if s.free_roads <= 0 or not s.pieces[p][ROADS] or not _road_spots(s, p):
             s.free_roads = 0
-            s.phase = s.return_phase
+            _resume(s)
     if s.info.two_player:
         _queue_neutral(s, NEUTRAL_ROAD)
     return None
@@ -824,9 +830,10 @@ def _resume_after_neutral(s: GameState, p: int) -> None:
     """Back to the phase the neutral piece interrupted; a Road Building whose
     last free spot the neutral piece just took ends there (R-DEV-5)."""
     s.phase = s.neutral_return
+    s.neutral_return = MAIN
     if s.phase == ROAD_BUILDING and not _road_spots(s, p):
         s.free_roads = 0
-        s.phase = s.return_phase
+        _resume(s)
 
 
 def _neutral_settlement(
@@ -935,7 +942,7 @@ def _stop_road_building(
     _require(s.free_roads == 1, "place the first free road before stopping (R-DEV-5)",
              "wrong_phase")
     s.free_roads = 0
-    s.phase = s.return_phase
+    _resume(s)
     ev.append(RoadBuildingStopped(p))
     return None
 
@@ -1103,11 +1110,11 @@ def _move_robber(
     players = s.settings.players  # neutral players hold no cards (R-2P-4)
     victims = sorted({no[n] for n in HEX_NODES[h] if 0 <= no[n] < players and no[n] != p})
     if not victims:
-        s.phase = s.return_phase
+        _resume(s)
         return None
     if len(victims) == 1:
         out = _take_card(s, p, victims[0], chance, ev)
-        s.phase = s.return_phase
+        _resume(s)
         return out
     s.steal_from = tuple(victims)
     s.phase = STEAL
@@ -1122,7 +1129,7 @@ def _steal(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> 
              "bad_victim")
     out = _take_card(s, p, a.victim, chance, ev)
     s.steal_from = ()
-    s.phase = s.return_phase
+    _resume(s)
     return out
 
 
@@ -1347,6 +1354,7 @@ def _start_turn(s: GameState, seat: int, ev: list[Event]) -> None:
 def _end_game(s: GameState, winner: int | None, ev: list[Event]) -> None:
     s.phase = GAME_OVER
     s.winner = winner
+    s.return_phase = s.neutral_return = MAIN  # nothing left to return to
     if s.proposals:
         s.proposals = {}
     n = s.settings.players

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .board import NUM_EDGES, NUM_NODES, Board
-from .check import settle
+from .check import default_return, settle
 from .rng import Rng
 from .state import (
     DEV_DECK,
@@ -141,7 +141,7 @@ def sample_state(view: Mapping[str, Any], tracker: CardTracker | int | None = No
     s.dev_played = view["dev_played"]
     s.rolled = view["rolled"]
     s.free_roads = view["free_roads"]
-    s.return_phase = PHASE_NAMES.index("main" if s.rolled else "pre_roll")
+    s.return_phase = default_return(s.phase, s.rolled)
     # The phase a neutral piece interrupts (R-2P-4): Road Building while a free
     # road is left, else the phase the player is in.
     s.neutral_return = (Phase.ROAD_BUILDING.value if s.free_roads else s.return_phase)
