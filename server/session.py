@@ -15,6 +15,7 @@ import secrets
 from typing import TYPE_CHECKING, Any
 
 from protocol.wire import (
+    PROTOCOL_VERSION,
     SERVER,
     VERSION_STRING,
     Connection,
@@ -22,6 +23,7 @@ from protocol.wire import (
     LocalProtocolError,
     RemoteProtocolError,
     compatible,
+    parse_version,
 )
 
 if TYPE_CHECKING:
@@ -58,6 +60,8 @@ class Session:
         self.resume_token = secrets.token_urlsafe(24)
         self.name = "?"
         self.role = "player"
+        self.minor = PROTOCOL_VERSION[1]
+        """The minor protocol version the client said hello with (what it knows)."""
         self.table: Table | None = None
         self.seat: int | None = None
         # Outbound frames: collected during one turn of the event loop and
@@ -305,6 +309,9 @@ class Session:
             return False
         self.name = msg["name"]
         self.role = msg["role"]
+        version = parse_version(msg["version"])
+        if version is not None:
+            self.minor = version[1]
         self.send({"type": "welcome", "version": VERSION_STRING, "session": self.id,
                    "resume_token": self.resume_token, "server": self.server.name})
         return True

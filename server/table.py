@@ -4,9 +4,11 @@ Turn timers and stand-ins: with a turn timer, a seat that does not decide in
 time gets the default action (:func:`default_action`); after
 ``MAX_TIMEOUTS`` timeouts in a row, or when a player stays disconnected for
 ``GRACE`` seconds, a built-in bot plays the seat inside the table until the
-player comes back (resume token) or acts again. When a player drops during a
-trade negotiation, their part is settled at once (an open offer of theirs is
-cancelled; an offer to them is rejected).
+player comes back (resume token) or acts again. A stand-in only makes the
+decisions the seat owes: it never proposes a trade with an absent player's
+cards. When a player drops during a trade negotiation, their part is settled
+at once (an open offer of theirs is cancelled; an offer to them is rejected;
+an open proposal of theirs is withdrawn).
 
 Everything that touches a table's state goes through :meth:`Table.submit`
 into the table's queue and is handled by :meth:`Table.run`, one command at a
@@ -14,7 +16,9 @@ time, so a game is only ever changed by one task. After every accepted
 action the table fans the events out: each recipient gets them redacted for
 its seat (spectators: public only), human clients and spectators also get
 their fresh view, and every seat that owes a decision gets its view and
-legal actions.
+legal actions; so does a seat that has just become able to propose a trade to
+the current player (``legal.propose``, protocol 1.3), so that bots, which get
+views only when asked, can propose.
 """
 
 from __future__ import annotations
@@ -35,14 +39,16 @@ from protocol.rules import (
     RejectTrade,
     RulesError,
     Settings,
+    WithdrawProposal,
     action_from_dict,
     apply,
     legal_actions,
+    may_propose,
     new_game,
     observe,
     to_act,
 )
-from protocol.wire import SERVER, encode_message
+from protocol.wire import PROTOCOL_VERSION, SERVER, encode_message, unknown_actions
 
 if TYPE_CHECKING:
     from .session import Session
@@ -64,17 +70,25 @@ MAX_LEGAL = 1000
 
 
 def legal_message(game: GameState, seat: int, version: int, timer_ms: int | None = None,
-                  actions: list[Action] | None = None) -> dict[str, Any]:
+                  actions: list[Action] | None = None,
+                  minor: int = PROTOCOL_VERSION[1]) -> dict[str, Any]:
     """The ``legal`` message for ``seat``. A discard (or give-back) from a huge
     hand has more choices than fit: then an even spread of them is listed,
     with ``truncated`` and the number of cards owed. ``timer_ms``: the time
     left for the decision when the table has a turn timer; ``actions``: the
-    legal actions if the caller has them already."""
+    legal actions if the caller has them already; ``minor``: the client's
+    protocol version (1.``minor``): action types it does not know are left
+    out, and from 1.3 on ``propose`` says that it may propose a trade now."""
     if actions is None:
         actions = legal_actions(game, seat)
+    unknown = unknown_actions(minor)
+    if unknown is not None:
+        actions = [a for a in actions if a.name not in unknown]
     msg: dict[str, Any] = {"type": "legal", "version": version}
     if timer_ms is not None and actions:
         msg["timer_ms"] = timer_ms
+    if minor >= 3 and may_propose(game, seat):
+        msg["propose"] = True
     if len(actions) > MAX_LEGAL:
         step = len(actions) / MAX_LEGAL
         actions = [actions[int(i * step)] for i in range(MAX_LEGAL)]
@@ -110,8 +124,9 @@ class Seat:
 
 def default_action(game: GameState, seat: int, rng: random.Random) -> Action:
     """What a seat does when its time runs out (:func:`bots.base.safe_action`):
-    roll, end the turn, reject or cancel a trade; any other decision (discard,
-    robber, placement, ...) is a random legal choice."""
+    roll, end the turn, place no more free roads (after the first one), reject
+    or cancel a trade; any other decision (discard, robber, placement, ...) is
+    a random legal choice."""
     from bots.base import safe_action
 
     return safe_action(legal_actions(game, seat), rng)
@@ -355,7 +370,8 @@ class Table:
         sess.send({"type": "view", "version": self.version,
                    "view": observe(self.game, seat, legal)})
         if seat is not None:
-            sess.send(legal_message(self.game, seat, self.version, self._timer_ms(seat), legal))
+            sess.send(legal_message(self.game, seat, self.version, self._timer_ms(seat), legal,
+                                    sess.minor))
 
     def _reply(self, seat: int, sess: Session | None, result: dict[str, Any]) -> None:
         s = self.seats[seat]
@@ -387,6 +403,7 @@ class Table:
                                          "code": "game_not_started",
                                          "message": "the game has not started"})
             return
+        able = self._proposers()
         try:
             action = action_from_dict(msg["action"])
             events = apply(game, action, seat)
@@ -397,7 +414,7 @@ class Table:
         s.timeouts = 0
         self._applied(seat, action, "player")
         self._reply(seat, sess, {"type": "result", "seq": seq, "ok": True})
-        self._fan_out(events)
+        self._fan_out(events, able)
 
     def _applied(self, seat: int, action: Action, via: str) -> None:
         """Book-keeping after an action was applied: version, durable log, log line.
@@ -420,13 +437,22 @@ class Table:
     def _server_act(self, seat: int, action: Action, via: str) -> None:
         """Apply an action the server chose for ``seat`` (timeout, stand-in, drop)."""
         assert self.game is not None
+        able = self._proposers()
         events = apply(self.game, action, seat)
         self._applied(seat, action, via)
         sess = self.seats[seat].session
         if sess is not None:
             sess.send({"type": "error", "code": "acted_for_you",
                        "message": f"the server played {action.name} for you ({via})"})
-        self._fan_out(events)
+        self._fan_out(events, able)
+
+    def _proposers(self) -> frozenset[int]:
+        """The seats that may propose a trade to the current player now."""
+        game = self.game
+        assert game is not None
+        if game.phase != Phase.MAIN:
+            return frozenset()
+        return frozenset(q for q in range(len(self.seats)) if may_propose(game, q))
 
     # -- timers and stand-ins ---------------------------------------------------------
 
@@ -508,12 +534,17 @@ class Table:
                 self._server_act(i, CancelTrade(), "disconnected")
             elif game.trade.status[i] == 0:
                 self._server_act(i, RejectTrade(), "disconnected")
+        if i in game.proposals and game.phase != Phase.GAME_OVER:
+            self._server_act(i, WithdrawProposal(), "disconnected")
 
-    def _fan_out(self, events: list[Any]) -> None:
+    def _fan_out(self, events: list[Any], able: frozenset[int] = frozenset()) -> None:
+        """Send the events; views and legal lists to those who must decide, and
+        to the seats that may now propose a trade and could not before."""
         game = self.game
         assert game is not None
         deciding = deciding_seats(game)
         over = game.phase == Phase.GAME_OVER
+        opened = self._proposers() - able
         self.history.append((self.version, events))
         self._schedule()
         shared: dict[tuple[Any, ...], tuple[dict[str, Any], bytes]] = {}
@@ -531,13 +562,15 @@ class Table:
                                   for e, r, p in zip(events, seen, plain, strict=True)]}
                 entry = shared[key] = (msg, encode_message(msg, SERVER))
             sess.send_encoded(*entry)
-            legal = (legal_actions(game, seat) if seat is not None and (seat in deciding or over)
-                     else None)
-            if sess.role != "bot" or (seat is not None and seat in deciding):
+            ask = seat in opened and sess.minor >= 3
+            legal = (legal_actions(game, seat) if seat is not None and (
+                seat in deciding or over or ask) else None)
+            if sess.role != "bot" or (seat is not None and (seat in deciding or ask)):
                 sess.send({"type": "view", "version": self.version,
                            "view": observe(game, seat, legal)})
             if legal is not None and seat is not None:
-                sess.send(legal_message(game, seat, self.version, self._timer_ms(seat), legal))
+                sess.send(legal_message(game, seat, self.version, self._timer_ms(seat), legal,
+                                        sess.minor))
         if over:
             self.status = "finished"
             scores = [game.total_vp(q) for q in range(game.settings.players)]

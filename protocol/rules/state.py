@@ -16,6 +16,7 @@ from typing import Any
 from .actions import action_from_dict
 from .board import (
     EDGE_NODES,
+    HARBOR_EDGES,
     HEX_NODES,
     NODE_HEXES,
     NUM_EDGES,
@@ -178,7 +179,7 @@ class BoardInfo:
     because the hot paths read them on every action."""
 
     __slots__ = ("board", "node_harbor", "production", "desert", "two_player", "strict",
-                 "rolls_per_turn")
+                 "rolls_per_turn", "harbor_rows")
 
     def __init__(self, board: Board, settings: Settings | None = None) -> None:
         settings = settings or Settings()
@@ -194,6 +195,10 @@ class BoardInfo:
                 prod[n].append((h, board.terrain[h], HEX_NODES[h]))
         self.production = tuple(tuple(x) for x in prod)
         self.desert = board.desert
+        self.harbor_rows = tuple(
+            (e, EDGE_NODES[e][0], EDGE_NODES[e][1], kind)
+            for e, kind in zip(HARBOR_EDGES, board.harbors, strict=True))
+        """The harbors as the view lists them: (edge, node, node, type)."""
 
 
 def add_production_node(s: GameState, node: int) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from .actions import Action
-from .board import EDGE_NODES, HARBOR_EDGES, NUM_NODES
+from .board import NUM_NODES
 from .engine import legal_actions, may_propose, to_act
 from .state import (
     DEV_CARDS,
@@ -63,17 +63,16 @@ def observe(s: GameState, seat: int | None,
     if s.trade is not None:
         trade = s.trade.to_dict()
     proposals: list[Any] = [None] * n
-    for q, (give, get) in s.proposals.items():
-        proposals[q] = [list(give), list(get)]
-    harbors = s.board.harbors
+    if s.proposals:
+        for q, (give, get) in s.proposals.items():
+            proposals[q] = [list(give), list(get)]
     view: dict[str, Any] = {
         "seat": seat,
         "players": n,
         "vp_target": s.settings.vp_target,
         "settings": s.settings.to_dict(),
         "board": s.board.to_dict(),
-        "harbors": [[e, EDGE_NODES[e][0], EDGE_NODES[e][1], harbors[i]]
-                    for i, e in enumerate(HARBOR_EDGES)],
+        "harbors": [list(h) for h in s.info.harbor_rows],
         "robber": s.robber,
         "buildings": [[node, owner, level] for node, owner, level
                       in zip(_NODES, s.node_owner, s.node_level, strict=True) if owner >= 0],

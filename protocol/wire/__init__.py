@@ -9,6 +9,7 @@ from .connection import Connection, ConnPhase, encode_message
 from .errors import LocalProtocolError, ProtocolError, RemoteProtocolError
 from .framing import MAX_FRAME, FrameDecoder, decode_body, encode_frame
 from .messages import (
+    ACTIONS_SINCE,
     CLIENT,
     ERROR_CODES,
     PROTOCOL_VERSION,
@@ -18,11 +19,13 @@ from .messages import (
     Message,
     compatible,
     parse_version,
+    unknown_actions,
     validate,
 )
 
 __all__ = [
-    "CLIENT", "ERROR_CODES", "MAX_FRAME", "PROTOCOL_VERSION", "SERVER", "SPECS",
+    "ACTIONS_SINCE", "CLIENT", "ERROR_CODES", "MAX_FRAME", "PROTOCOL_VERSION", "SERVER",
+    "SPECS", "unknown_actions",
     "VERSION_STRING", "ConnPhase", "Connection", "FrameDecoder", "LocalProtocolError",
     "Message", "ProtocolError", "RemoteProtocolError", "compatible", "decode_body",
     "encode_frame", "encode_message", "parse_version", "validate",
