@@ -22,6 +22,7 @@ from protocol.rules import (
     Settings,
     apply,
     legal_actions,
+    may_propose,
     new_game,
     observe,
     redact,
@@ -31,6 +32,7 @@ from protocol.rules import (
 from .base import Bot
 
 _GAME_OVER = Phase.GAME_OVER.value
+_MAIN = Phase.MAIN.value
 
 
 class LazyView(Mapping[str, Any]):
@@ -92,17 +94,19 @@ def play_game(
     listeners = [
         (q, b) for q, b in enumerate(bots) if type(b).on_events is not Bot.on_events
     ]
+    # Bots that may propose trades to the current player (R-TRADE-2) are asked
+    # when their seat becomes able to, as a network bot is (legal.propose).
+    proposers = [q for q, b in enumerate(bots) if type(b).propose is not Bot.propose]
+    able: set[int] = set()
     decisions = 0
     acts = [b.act for b in bots]
     loop: asyncio.AbstractEventLoop | None = None
-    if any(inspect.iscoroutinefunction(a) for a in acts):
+    if any(inspect.iscoroutinefunction(a) for a in (*acts, *(bots[q].propose
+                                                             for q in proposers))):
         loop = asyncio.new_event_loop()  # async bots run in-process too
-    while s.phase != _GAME_OVER:
-        seat = to_act(s)[0]
-        legal = legal_actions(s, seat)
-        action = acts[seat](LazyView(s, seat), legal)
-        if loop is not None and inspect.isawaitable(action):
-            action = loop.run_until_complete(action)
+
+    def play(seat: int, action: Action) -> None:
+        nonlocal decisions
         try:
             events = apply(s, action, seat)
         except RulesError as exc:
@@ -115,6 +119,27 @@ def play_game(
         if listeners:
             for q, b in listeners:
                 b.on_events(q, redact(events, q))
+
+    while s.phase != _GAME_OVER:
+        seat = to_act(s)[0]
+        legal = legal_actions(s, seat)
+        action = acts[seat](LazyView(s, seat), legal)
+        if loop is not None and inspect.isawaitable(action):
+            action = loop.run_until_complete(action)
+        play(seat, action)
+        while proposers:
+            now = ({q for q in proposers if may_propose(s, q)} if s.phase == _MAIN
+                   else set())
+            new = sorted(now - able)
+            able = now
+            if not new:
+                break
+            for q in new:
+                proposal = bots[q].propose(LazyView(s, q))
+                if loop is not None and inspect.isawaitable(proposal):
+                    proposal = loop.run_until_complete(proposal)
+                if proposal is not None and may_propose(s, q):
+                    play(q, proposal)
     for q, b in enumerate(bots):
         b.on_game_over(observe(s, q))
     return GameResult(
