@@ -145,10 +145,10 @@ def describe(event: dict[str, Any], tr: Tr, name: Callable[[int | None], str],
     if t in ("trade_proposed", "proposal_rejected"):
         # A proposal goes to the player on turn (R-TRADE-2).
         current = view.get("current") if view else None
-        to = name(current) if isinstance(current, int) else tr("table.nobody")
+        on_turn = name(current) if isinstance(current, int) else tr("table.nobody")
         if t == "proposal_rejected":
-            return [line("proposal_rejected", to=to)]
-        return [line("trade_proposed", to=to, give=cards_text(tr, event["give"]),
+            return [line("proposal_rejected", to=on_turn)]
+        return [line("trade_proposed", to=on_turn, give=cards_text(tr, event["give"]),
                      get=cards_text(tr, event["get"]))]
     if t == "proposal_withdrawn":
         return [line("proposal_withdrawn")]
