@@ -60,6 +60,22 @@ class LazyView(Mapping[str, Any]):
         return len(self._load())
 
 
+def _ask_proposers(s: GameState, bots: Sequence[Bot], proposers: list[int], able: set[int],
+                   loop: asyncio.AbstractEventLoop | None) -> tuple[int, Action] | None:
+    """Ask the seats that have just become able to propose (``able``: those that
+    could before, updated); the first proposal made, to be applied next."""
+    now = {q for q in proposers if may_propose(s, q)} if s.phase == _MAIN else set()
+    able.intersection_update(now)  # a seat that could not propose is asked again later
+    for q in sorted(now - able):
+        able.add(q)
+        action = bots[q].propose(LazyView(s, q))
+        if loop is not None and inspect.isawaitable(action):
+            action = loop.run_until_complete(action)
+        if action is not None:
+            return q, action  # applied next; the seats not asked yet are asked after it
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class GameResult:
     winner: int | None
@@ -105,8 +121,17 @@ def play_game(
                                                              for q in proposers))):
         loop = asyncio.new_event_loop()  # async bots run in-process too
 
-    def play(seat: int, action: Action) -> None:
-        nonlocal decisions
+    proposal: tuple[int, Action] | None = None
+    while s.phase != _GAME_OVER:
+        if proposal is not None:
+            seat, action = proposal
+            proposal = None
+        else:
+            seat = to_act(s)[0]
+            legal = legal_actions(s, seat)
+            action = acts[seat](LazyView(s, seat), legal)
+            if loop is not None and inspect.isawaitable(action):
+                action = loop.run_until_complete(action)
         try:
             events = apply(s, action, seat)
         except RulesError as exc:
@@ -119,27 +144,8 @@ def play_game(
         if listeners:
             for q, b in listeners:
                 b.on_events(q, redact(events, q))
-
-    while s.phase != _GAME_OVER:
-        seat = to_act(s)[0]
-        legal = legal_actions(s, seat)
-        action = acts[seat](LazyView(s, seat), legal)
-        if loop is not None and inspect.isawaitable(action):
-            action = loop.run_until_complete(action)
-        play(seat, action)
-        while proposers:
-            now = ({q for q in proposers if may_propose(s, q)} if s.phase == _MAIN
-                   else set())
-            new = sorted(now - able)
-            able = now
-            if not new:
-                break
-            for q in new:
-                proposal = bots[q].propose(LazyView(s, q))
-                if loop is not None and inspect.isawaitable(proposal):
-                    proposal = loop.run_until_complete(proposal)
-                if proposal is not None and may_propose(s, q):
-                    play(q, proposal)
+        if proposers:
+            proposal = _ask_proposers(s, bots, proposers, able, loop)
     for q, b in enumerate(bots):
         b.on_game_over(observe(s, q))
     return GameResult(
