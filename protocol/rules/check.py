@@ -332,7 +332,7 @@ def settle(s: GameState) -> None:
              "return_phase is pre_roll or main")
     _require(s.neutral_return in (Phase.MAIN, Phase.PRE_ROLL, Phase.ROAD_BUILDING),
              "neutral_return is main, pre_roll or road_building")
-    if ph not in INTERRUPTIONS:
+    if ph not in INTERRUPTIONS or (ph in _NEUTRAL and s.neutral_return != Phase.ROAD_BUILDING):
         s.return_phase = Phase.MAIN  # nothing to return to (the value is not used)
     if ph not in _NEUTRAL:
         s.neutral_return = Phase.MAIN

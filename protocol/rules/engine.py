@@ -831,7 +831,9 @@ def _resume_after_neutral(s: GameState, p: int) -> None:
     last free spot the neutral piece just took ends there (R-DEV-5)."""
     s.phase = s.neutral_return
     s.neutral_return = MAIN
-    if s.phase == ROAD_BUILDING and not _road_spots(s, p):
+    if s.phase != ROAD_BUILDING:
+        s.return_phase = MAIN  # nothing interrupted is left to return to
+    elif not _road_spots(s, p):
         s.free_roads = 0
         _resume(s)
 

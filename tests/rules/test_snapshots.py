@@ -282,3 +282,34 @@ def test_scenario_positions_snapshot() -> None:
     restored = GameState.from_dict(d)
     assert restored.road_len[0] == 5 and restored.lr_holder == 0 and restored.vp[0] == 3
     assert edge(7, 12) in restored.roads[0]
+
+
+def test_from_dict_loads_snapshots_of_the_previous_engine() -> None:
+    """Snapshots written by the engine of protocol 1.2 (tests/rules/data: 30 of
+    them, every phase, 2-4 players, sea3D options) load, with the same VP, road
+    lengths and holders, and the same legal actions, except what the corrected
+    rules add: the stop of Road Building (R-DEV-5) and, with strict phases,
+    maritime and forced trade after a build (R-OPT-4)."""
+    import json
+    from pathlib import Path
+
+    data = json.loads((Path(__file__).parent / "data" / "snapshots_1_2.json").read_text())
+    assert len(data) == 30
+    for case in data:
+        s = GameState.from_dict(case["snapshot"])
+        why = case["why"]
+        assert s.vp == case["vp"] and s.road_len == case["road_len"], why
+        assert (s.lr_holder, s.la_holder) == (case["lr"], case["la"]), why
+        old = case["legal"]
+        new = [a.to_dict() for a in legal_actions(s, case["seat"])]
+        assert all(a in new for a in old), why
+        added = {a["type"] for a in new if a not in old}
+        allowed = {"stop_road_building"}
+        if s.settings.strict_phases and s.built:
+            allowed |= {"maritime_trade", "token_forced_trade"}
+        assert added <= allowed, (why, added)
+        if s.phase != Phase.GAME_OVER:  # and it plays on
+            seat = to_act(s)[0]
+            apply(s, legal_actions(s, seat)[0], seat)
+        again = GameState.from_dict(s.to_dict())
+        assert again == s
