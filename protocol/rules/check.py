@@ -268,11 +268,13 @@ def setup_placements(s: GameState) -> int:
     return sum(1 for v in range(NUM_NODES) if 0 <= s.node_owner[v] < n)
 
 
-def settle(s: GameState) -> None:
+def settle(s: GameState, *, road_len: list[int] | None = None) -> None:
     """Recompute every derived fact of ``s`` and check the primary facts agree.
 
     Raises :class:`BadPosition` (a :class:`RulesError`, code ``bad_position``)
-    naming the first contradiction found; ``s`` may then be half-updated."""
+    naming the first contradiction found; ``s`` may then be half-updated.
+    ``road_len``: the road lengths, when the caller knows them (a view's), so
+    that they are not searched again."""
     from .engine import longest_road, setup_seat
 
     st = s.settings
@@ -294,7 +296,8 @@ def settle(s: GameState) -> None:
         _require(min(s.pieces[q]) >= 0,
                  f"{what} has more pieces on the board than the 15 roads, 5 settlements "
                  "and 4 cities of R-COMP-5")
-    s.road_len = [longest_road(s, q) for q in range(owners)]
+    s.road_len = (list(road_len) if road_len is not None
+                  else [longest_road(s, q) for q in range(owners)])
     s.lr_holder = holder(s.lr_holder, s.road_len, 5)
     s.la_holder = holder(s.la_holder, s.knights, 3)
     s.recount_vp()

@@ -89,7 +89,7 @@ def sample_state(view: Mapping[str, Any], tracker: CardTracker | int | None = No
     if isinstance(tracker, int):  # sample_state(view, seed)
         seed, tracker = tracker, None
     if tracker is None:
-        tracker = CardTracker.from_view(view)
+        tracker = CardTracker.from_view(view, exact=False)  # the same hands, made faster
     elif not tracker.matches(view):
         raise ValueError("the tracker is not at this view's point of the game "
                          "(feed it every event, or make one with CardTracker.from_view)")
@@ -197,5 +197,7 @@ def sample_state(view: Mapping[str, Any], tracker: CardTracker | int | None = No
         for k in held[:tracker.bought[cur]]:
             s.dev_new[cur][k] += 1
     s.dev_deck = [max(0, x) for x in unseen]
-    settle(s)
+    lengths = [seat["road_length"] for seat in seats]
+    lengths += [nt["road_length"] for nt in view.get("neutrals") or ()]
+    settle(s, road_len=lengths if len(lengths) == settings.owners else None)
     return s

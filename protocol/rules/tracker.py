@@ -119,7 +119,7 @@ class CardTracker:
     """
 
     __slots__ = ("players", "seat", "bank", "counts", "bought", "lost", "_worlds", "_floor",
-                 "_offer", "_cum")
+                 "_offer", "_cum", "_certain")
 
     def __init__(self, players: int, seat: int | None) -> None:
         """A tracker at the start of a game: every hand empty, the bank full."""
@@ -142,13 +142,16 @@ class CardTracker:
         self._floor: list[list[int]] = [[0] * 5 for _ in range(players)]
         self._offer: tuple[int, Hand] | None = None  # open offer: (offerer, what it asks)
         self._cum: tuple[list[World], list[float]] | None = None
+        self._certain: dict[int, Hand] = {}  # cached answers of certain(), per seat
 
     @classmethod
-    def from_view(cls, view: Mapping[str, Any]) -> CardTracker:
+    def from_view(cls, view: Mapping[str, Any], exact: bool = True) -> CardTracker:
         """A tracker that knows only what ``view`` shows: the viewer's own hand,
         every card count, the bank, and the facts of an open offer and of open
         proposals (a seat that accepted, counter-offered or proposed holds the
-        cards it would give)."""
+        cards it would give). ``exact``: list every assignment when there are at
+        most :data:`MAX_WORLDS` (more exact later, as events prune them);
+        False: bounds only (cheaper to make; the same hands to sample from)."""
         n = int(view["players"])
         seat = view.get("seat")
         t = cls(n, seat)
@@ -176,7 +179,8 @@ class CardTracker:
             cur = int(view["current"])
             if cur == seat:
                 t.bought[cur] = sum(view["you"]["dev_new"])
-        t._reenumerate(force=True)
+        if exact:
+            t._reenumerate(force=True)
         return t
 
     # -- queries -----------------------------------------------------------------
@@ -197,13 +201,17 @@ class CardTracker:
             return (f[0], f[1], f[2], f[3], f[4])
         if not self._worlds:
             return _ZERO
+        got = self._certain.get(q)
+        if got is not None:
+            return got
         lo = [99] * 5
         for w in self._worlds:
             h = w[q]
             for r in range(5):
                 if h[r] < lo[r]:
                     lo[r] = h[r]
-        return (lo[0], lo[1], lo[2], lo[3], lo[4])
+        got = self._certain[q] = (lo[0], lo[1], lo[2], lo[3], lo[4])
+        return got
 
     def uncertain(self, q: int) -> int:
         """How many of seat ``q``'s cards are of a kind not known for sure."""
@@ -519,6 +527,8 @@ class CardTracker:
         if not worlds:
             self.lost = True
         self._worlds = worlds
+        self._certain = {}
+        self._cum = None
 
     def _fall_back(self) -> None:
         """Replace the assignments by per-seat lower bounds (sound, less exact)."""
@@ -526,6 +536,7 @@ class CardTracker:
         floor = [list(self.certain(q)) for q in range(self.players)]
         self._worlds = None
         self._floor = floor
+        self._certain = {}
 
     def _pool(self) -> list[int]:
         """Cards outside the bank whose holder is not pinned down (fallback)."""
