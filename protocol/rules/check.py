@@ -376,6 +376,8 @@ def settle(s: GameState, *, road_len: list[int] | None = None) -> None:
         _require(len(s.steal_from) >= 2, "the steal phase needs two or more possible victims")
     else:
         s.steal_from = ()
+    if ph == Phase.GAME_OVER:
+        s.free_roads = 0  # a game can end on a free road; none is left to place
     if ph == Phase.ROAD_BUILDING:
         _require(s.free_roads in (1, 2), "road_building needs 1 or 2 free roads")
         _require(s.dev_played, "road_building follows a played Road Building card")

@@ -1357,6 +1357,7 @@ def _end_game(s: GameState, winner: int | None, ev: list[Event]) -> None:
     s.phase = GAME_OVER
     s.winner = winner
     s.return_phase = s.neutral_return = MAIN  # nothing left to return to
+    s.free_roads = 0  # (a game can end on a free road: Longest Road)
     if s.proposals:
         s.proposals = {}
     n = s.settings.players

@@ -174,7 +174,19 @@ def sample_state(view: Mapping[str, Any], tracker: CardTracker | int | None = No
     if you is not None:
         for k in range(5):
             unseen[k] -= you["dev_cards"][k]
-    dev_dealt = _deal(unseen, [seats[q]["dev_cards"] for q in others], rng)
+    counts = [seats[q]["dev_cards"] for q in others]
+    final = view.get("final_scores")
+    revealed = [0] * len(others)
+    if final:  # the end reveals every seat's victory point cards (R-DEV-8)
+        revealed = [max(0, final[q] - seats[q]["vp"]) for q in others]
+        unseen[VICTORY_POINT] -= sum(revealed)
+        vp_left, unseen[VICTORY_POINT] = unseen[VICTORY_POINT], 0
+        counts = [c - v for c, v in zip(counts, revealed, strict=True)]
+    dev_dealt = _deal(unseen, counts, rng)
+    if final:
+        unseen[VICTORY_POINT] = vp_left
+        for hand, v in zip(dev_dealt, revealed, strict=True):
+            hand[VICTORY_POINT] += v
     s.dev_hand = [[0] * 5 for _ in range(n)]
     s.dev_new = [[0] * 5 for _ in range(n)]
     for q, hand in zip(others, dev_dealt, strict=True):
