@@ -335,3 +335,21 @@ def test_card_tracker_counts_only_start() -> None:
     from protocol.rules.events import RoadBuilt
     t.update([RoadBuilt(2, edge(7, 3), False)])
     assert t.lost and not t.matches(observe(s, 0))
+
+
+def test_card_tracker_sample_of_a_finished_game_keeps_the_revealed_vp_cards() -> None:
+    """The end reveals every seat's victory point cards: a sample of a finished
+    game gives each seat exactly those (R-DEV-8), so its view is the same."""
+    for seed in range(30):
+        s = new_game(Settings(players=4), seed)
+        rnd = random.Random(seed)
+        while s.phase != Phase.GAME_OVER:
+            seat = to_act(s)[0]
+            apply(s, rnd.choice(legal_actions(s, seat)), seat)
+        if any(s.dev_hand[q][4] for q in range(1, 4)):
+            break
+    view = observe(s, 0)
+    for k in range(5):
+        sample = sample_state(view, k)
+        assert observe(sample, 0) == view
+        assert [h[4] for h in sample.dev_hand] == [h[4] for h in s.dev_hand]
