@@ -17,10 +17,11 @@ from protocol.rules import Action, Event
 
 def safe_action(legal: Sequence[Action], rng: random.Random) -> Action:
     """The action to take when there is no time to think (a turn timer ran out,
-    a bot was too slow or failed): roll, end the turn, reject or cancel a trade;
-    any other decision is a random legal choice."""
+    a bot was too slow or failed): roll, end the turn, place no more free roads,
+    reject or cancel a trade; any other decision is a random legal choice."""
     by_name = {a.name: a for a in legal}
-    for name in ("roll_dice", "end_turn", "reject_trade", "cancel_trade"):
+    for name in ("roll_dice", "end_turn", "stop_road_building", "reject_trade",
+                 "cancel_trade"):
         if name in by_name:
             return by_name[name]
     return legal[int(rng.random() * len(legal))]
@@ -34,6 +35,18 @@ class Bot:
     def act(self, view: Mapping[str, Any], legal: Sequence[Action]) -> Action:
         """Choose one of ``legal`` (never empty) for the seat ``view["seat"]``."""
         raise NotImplementedError
+
+    def propose(self, view: Mapping[str, Any]) -> Action | None:
+        """Optionally propose a trade to the current player (R-TRADE-2).
+
+        Called when this seat, not on turn, becomes able to propose
+        (``view["you"]["may_propose"]``): when the current player's main phase
+        starts after the roll, and again after this seat's proposal was
+        answered or an offer of the current player ended. Return a
+        :class:`~protocol.rules.ProposeTrade` (terms from this seat's side), or
+        None to let it pass. A seat makes at most
+        :data:`~protocol.rules.MAX_PROPOSALS` proposals a turn."""
+        return None
 
     def on_events(self, seat: int, events: Sequence[Event]) -> None:
         """Events this seat may see, after every applied action (optional)."""

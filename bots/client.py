@@ -2,12 +2,16 @@
 
 A bot author writes no networking: :func:`run_bot` connects, says hello,
 creates or joins a table, keeps sequence numbers, answers pings, follows the
-view, asks the bot for an action whenever the server sends legal actions,
-and reconnects with the seat's resume token (asking for the events it
-missed) when the connection drops. ``act`` may be a plain method or a
-coroutine. With a time ``budget`` a slow or crashing ``act`` does not stall
-the game: the SDK sends a safe fallback action (roll, end the turn, reject
-or cancel a trade, else a random legal choice) and ignores the late answer.
+view, asks the bot for an action whenever the server sends legal actions
+(and, when the server says the seat may now propose a trade to the current
+player, asks :meth:`~bots.base.Bot.propose`), and reconnects with the seat's
+resume token (asking for the events it missed) when the connection drops.
+``act`` may be a plain method or a coroutine. With a time ``budget`` a slow
+or crashing ``act`` does not stall the game: the SDK sends a safe fallback
+action (roll, end the turn, place no more free roads, reject or cancel a
+trade, else a random legal choice) and ignores the late answer; a slow or
+crashing ``propose`` simply proposes nothing. An action type this SDK does
+not know (from a newer server) is left out of what the bot chooses from.
 
 The server is not trusted blindly either: a message the SDK cannot read
 (a malformed ``events``, an unreadable legal action) ends the connection
@@ -30,7 +34,7 @@ import ssl
 from dataclasses import dataclass, field
 from typing import Any
 
-from protocol.rules import EVENT_TYPES, Action, RulesError, action_from_dict
+from protocol.rules import ACTION_TYPES, Action, RulesError, action_from_dict, event_from_dict
 from protocol.wire import (
     CLIENT,
     VERSION_STRING,
@@ -96,6 +100,7 @@ class BotClient:
         self._last_rx = 0.0
         self._pinged = False
         self._silent: float | None = None  # set when the server stayed silent too long
+        self._proposals: set[int] = set()  # seqs of proposals on their way
 
     def send(self, msg: Message) -> None:
         self.writer.write(self.conn.send(msg))
@@ -198,10 +203,17 @@ class BotClient:
                 except Exception:  # the bot's own failure, not the server's
                     log.exception("%s: the bot's on_events failed", self.name)
         elif kind == "legal":
-            if (msg["actions"] and not self.pending and not self._over()
-                    and msg["version"] >= self.version):
+            fresh = not self.pending and not self._over() and msg["version"] >= self.version
+            if msg["actions"] and fresh:
                 await self._act(msg["actions"])
+            elif msg.get("propose") and fresh and self._proposes():
+                await self._propose()
         elif kind == "result":
+            if msg["seq"] in self._proposals:
+                self._proposals.discard(msg["seq"])
+                if not msg["ok"]:  # the current player moved on first: no harm
+                    log.info("%s: proposal refused: %s", self.name, msg.get("code"))
+                return False
             self.pending = False
             if not msg["ok"]:
                 code = msg.get("code")
@@ -238,13 +250,57 @@ class BotClient:
     async def _act(self, actions: list[dict[str, Any]]) -> None:
         if not isinstance(self.view, dict):
             raise ValueError("legal actions before any view")
-        legal: list[Action] = [action_from_dict(a) for a in actions]  # RulesError: malformed
+        legal: list[Action] = []
+        for a in actions:
+            if not isinstance(a, dict) or not isinstance(a.get("type"), str):
+                raise ValueError(f"a legal action is a map with a type, not {a!r:.80}")
+            if a["type"] not in ACTION_TYPES:  # a newer server's action: not ours to choose
+                log.warning("%s: skipping an action this SDK does not know: %r", self.name, a)
+                continue
+            legal.append(action_from_dict(a))  # a known type with bad fields: malformed
+        if not legal:  # nothing this bot could choose from a list it must choose from
+            raise ValueError(f"no action this SDK knows among {len(actions)} legal actions")
         action = await self._decide(self.view, legal)
         self.seq += 1
         self.outcome.actions += 1
         self.pending = True
         self.send({"type": "action", "seq": self.seq, "action": action.to_dict()})
 
+
+    def _proposes(self) -> bool:
+        return type(self.bot).propose is not Bot.propose and self.view is not None
+
+    async def _propose(self) -> None:
+        """Ask the bot whether to propose a trade (within the budget; a slow or
+        failing bot simply does not propose)."""
+        assert self.view is not None
+        view = self.view
+        try:
+            if inspect.iscoroutinefunction(self.bot.propose):
+                coro = self.bot.propose(view)
+                action = await (coro if self.budget is None
+                                else asyncio.wait_for(coro, self.budget))
+            elif self.budget is None:
+                action = self.bot.propose(view)
+            else:
+                loop = asyncio.get_running_loop()
+                future = loop.run_in_executor(None, self.bot.propose, view)
+                action = await asyncio.wait_for(asyncio.shield(future), self.budget)
+        except TimeoutError:
+            log.warning("%s: the bot took too long to propose; it does not", self.name)
+            return
+        except Exception:
+            log.exception("%s: the bot failed to propose", self.name)
+            return
+        if action is None:
+            return
+        # A proposal is not a decision the seat owes: later legal lists stay
+        # valid while it is on its way, and a refusal (the current player
+        # moved on first) needs no resync.
+        self.seq += 1
+        self.outcome.actions += 1
+        self._proposals.add(self.seq)
+        self.send({"type": "action", "seq": self.seq, "action": action.to_dict()})
 
     async def _decide(self, view: dict[str, Any], legal: list[Action]) -> Action:
         """Ask the bot, within the budget; fall back on a safe action."""
@@ -269,17 +325,12 @@ class BotClient:
 
 
 def _event(d: Any) -> Any:
+    """The event object of a plain event; the plain map for one this SDK does not
+    know. Not a map with a type: TypeError (a malformed message)."""
     if not isinstance(d, dict) or not isinstance(d.get("type"), str):
         raise TypeError(f"an event is a map with a type, not {type(d).__name__}")
-    cls = EVENT_TYPES.get(d["type"])
-    if cls is None:
-        return d
-    fields = {k: tuple(tuple(x) if isinstance(x, list) else x for x in v)
-              if isinstance(v, list) else v for k, v in d.items() if k != "type"}
-    try:
-        return cls(**fields)
-    except TypeError:
-        return d
+    e = event_from_dict(d)
+    return d if e is None else e
 
 
 async def run_bot(bot: Bot, host: str, port: int, *, name: str = "bot",

@@ -16,14 +16,24 @@ what the other seats hold). What it does:
   turns to afford them with the bot's own production. VP builds are made as
   soon as they are affordable; roads and development cards only when they do
   not delay the current goal (or when the hand is at risk from a 7).
-* **Trades are planned before builds** (sea3D strict phases): a maritime trade
-  at the best ratio only when it completes a build this turn (or, holding 8+
-  cards with nothing to build, to turn a surplus into a missing card before a
-  7 halves the hand), giving what it holds plenty of rather than what is
-  scarce on the board; up to two domestic
-  offers a turn from its own surplus (players are asked first when the bank
-  would take 3 or 4); answers to offers by the value of the hand after the
-  trade, never trading with a seat two points (or less) from winning.
+* **Trades are planned before builds** (sea3D strict phases close domestic
+  trade after a build): a maritime trade at the best ratio only when it
+  completes a build this turn (or, holding 8+ cards with nothing to build,
+  to turn a surplus into a missing card before a 7 halves the hand), giving
+  what it holds plenty of rather than what is scarce on the board; up to two
+  domestic offers a turn from its own surplus (players are asked first when
+  the bank would take 3 or 4); answers to offers by the value of the hand
+  after the trade, never trading with a seat two points (or less) from
+  winning.
+* **Proposals** (R-TRADE-2): on another seat's turn, at most one proposal a
+  turn (:attr:`HeuristicBot.max_proposals`) to the current player, only when
+  it is a single card short of a city, a settlement or a development card
+  that is one of its two best goals: a spare card for it, if the current
+  player most likely holds it. On its own turn it answers each proposal
+  at once: accepted when the hand is worth more after it (the same rule as
+  for offers), otherwise rejected; all proposals accepted in a turn together
+  never make it give more than :data:`MAX_OVERPAY` cards beyond those it
+  gets, so a stream of proposals cannot drain it.
 * **Robber**: the hex that hurts the leader most (public VP and production),
   never its own, preferring victims with many cards. **Discards** keep the
   cards of its next goals, in order.
@@ -46,6 +56,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from protocol.rules import (
+    AcceptProposal,
     AcceptTrade,
     Action,
     BuildCity,
@@ -69,6 +80,8 @@ from protocol.rules import (
     PlayMonopoly,
     PlayRoadBuilding,
     PlayYearOfPlenty,
+    ProposeTrade,
+    RejectProposal,
     RejectTrade,
     RollDice,
     Steal,
@@ -455,6 +468,11 @@ class HeuristicBot(Bot):
 
     name = "heuristic"
     raise_errors = False
+    max_proposals = 1
+    """Proposals to the current player per turn (the engine allows three)."""
+    likely = 0.5
+    """Ask the current player for a card only if it holds at least this many of
+    it, by the estimate from public events."""
     ask_players_at = 3
     """Offer a trade to the players before the bank when the bank's rate for
     it is at least this (the bank's 2:1 and 3:1 harbors come first)."""
@@ -470,6 +488,11 @@ class HeuristicBot(Bot):
         self._offered: set[tuple[Vec, Vec]] = set()
         self._got: set[int] = set()  # resources received by maritime trade this turn
         self._gave: set[int] = set()
+        self._overpaid = 0  # cards given beyond those received in proposals this turn
+        self._p_turn = -1
+        self._p_last: tuple[int, tuple[int, ...]] | None = None
+        self._p_count = 0
+        self._p_terms: set[tuple[Vec, Vec]] = set()
 
     # -- interface ----------------------------------------------------------------
 
@@ -491,6 +514,14 @@ class HeuristicBot(Bot):
     def on_events(self, seat: int, events: Sequence[Event]) -> None:
         for e in events:
             self._track(e)
+
+    def propose(self, view: Mapping[str, Any]) -> Action | None:
+        try:
+            return self._propose(view)
+        except Exception:  # never crash a game: a bot that fails simply does not propose
+            if self.raise_errors:
+                raise
+            return None
 
     def on_game_over(self, view: Mapping[str, Any]) -> None:
         self._est = {}
@@ -524,6 +555,7 @@ class HeuristicBot(Bot):
             self._offered.clear()
             self._got.clear()
             self._gave.clear()
+            self._overpaid = 0
         phase = view["phase"]
         if phase == "main":
             return self._main(ctx, legal)
@@ -791,13 +823,17 @@ class HeuristicBot(Bot):
         for a in legal:
             if isinstance(a, BuildCity | BuildSettlement) and vp + 1 >= ctx.target:
                 return a
-        may_trade = not (ctx.view["built"] and ctx.view["settings"].get("strict_phases"))
+        # R-OPT-4: strict phases close domestic trade after a build; maritime stays.
+        domestic = not (ctx.view["built"] and ctx.view["settings"].get("strict_phases"))
 
         dev = self._play_dev(ctx, legal, main=True)
         if dev is not None:
             return dev
 
         goals = self._goals(ctx)
+        answer = self._answer_proposals(ctx, goals, legal_set, domestic)
+        if answer is not None:
+            return answer
         if ctx.two:
             tok = self._tokens(ctx, legal_set, goals)
             if tok is not None:
@@ -822,8 +858,8 @@ class HeuristicBot(Bot):
 
         # Trades come before builds (strict phases close trading after a build):
         # they only use what the planned builds leave over.
-        if may_trade and unmet is not None:
-            trade = self._trade_for(ctx, remaining, unmet, goals, legal_set)
+        if unmet is not None:
+            trade = self._trade_for(ctx, remaining, unmet, goals, legal_set, domestic)
             if trade is not None:
                 return trade
         if planned:
@@ -831,7 +867,7 @@ class HeuristicBot(Bot):
             if action is not None:
                 return action
         # Nothing to build: thin a big hand before a 7 can halve it.
-        if may_trade and sum(hand) >= 8 and goals:
+        if sum(hand) >= 8 and goals:
             trade = self._dump_trade(ctx, goals, legal_set)
             if trade is not None:
                 return trade
@@ -866,7 +902,7 @@ class HeuristicBot(Bot):
     # -- trading --------------------------------------------------------------------------
 
     def _trade_for(self, ctx: _Ctx, remaining: list[int], goal: _Goal, goals: Sequence[_Goal],
-                   legal_set: set[Action]) -> Action | None:
+                   legal_set: set[Action], domestic: bool = True) -> Action | None:
         """A trade (domestic offer or maritime) that helps complete ``goal`` now."""
         miss = _missing(remaining, goal.step)
         if sum(miss) == 0:
@@ -875,7 +911,7 @@ class HeuristicBot(Bot):
         surplus = [max(0, remaining[r] - protect[r]) for r in range(5)]
         # Maritime plan: can the bank complete the step this turn?
         plan = self._maritime_plan(ctx, remaining, protect, miss)
-        if plan is None or ctx.ratios[plan[0]] >= self.ask_players_at:
+        if domestic and (plan is None or ctx.ratios[plan[0]] >= self.ask_players_at):
             # Ask the players first when the bank is expensive (or cannot help).
             offer = self._offer(ctx, goal, goals, surplus, miss)
             if offer is not None:
@@ -1040,6 +1076,109 @@ class HeuristicBot(Bot):
         if self._hand_value(ctx, after, goals) > before + self._accept_margin(ctx, offerer):
             return accept
         return RejectTrade()
+
+    # -- proposals (R-TRADE-2) ------------------------------------------------------
+
+    def _propose(self, view: Mapping[str, Any]) -> Action | None:
+        """A proposal to the current player, or None (see the module docstring)."""
+        you = view.get("you")
+        if you is None or not you.get("may_propose"):
+            return None
+        turn = int(view["turn"])
+        if turn != self._p_turn:
+            self._p_turn = turn
+            self._p_count = 0
+            self._p_terms.clear()
+        if self._p_count >= self.max_proposals:
+            return None
+        cur = int(view["current"])
+        other = view["seats"][cur]
+        if other["vp"] >= view["vp_target"] - 2 or not other["cards"]:
+            return None  # never help a seat about to win; nothing to get from an empty hand
+        hand = list(you["hand"])
+        if not any(sum(_missing(hand, cost)) == 1 for cost in (CITY, SETTLEMENT, DEV)):
+            return None  # a real need: one card short of a city, settlement or card
+        asked = (turn, tuple(hand))
+        if asked == self._p_last:
+            return None  # nothing changed since we last looked this turn
+        self._p_last = asked
+        ctx = _Ctx(view, self._static_for(view))
+        goals = self._goals(ctx)
+        for goal in goals[:2]:
+            miss = _missing(hand, goal.step)
+            if goal.kind in ("city", "settlement", "dev") and sum(miss) == 1:
+                break
+        else:
+            return None
+        surplus = [max(0, hand[r] - goal.step[r]) for r in range(5)]
+        terms = self._offer_terms(goal, goals, surplus, miss)
+        if terms is None:
+            return None
+        spare, gets, gives = terms
+        est = self._estimate(ctx, cur)
+        wants = sorted((r for r in gets if est[r] >= self.likely), key=lambda r: (-est[r], r))
+        if not wants:
+            return None
+        before = self._hand_value(ctx, hand, goals)
+        for want in wants:
+            order = sorted(gives, key=lambda r: (-spare[r], -ctx.st.scarcity[r], r))
+            for give_r in order:
+                give_v = [0] * 5
+                give_v[give_r] = 1
+                if self._p_count:  # a second try: sweeten with another spare card
+                    extra = [r for r in gives if spare[r] - give_v[r] > 0]
+                    if not extra:
+                        continue
+                    give_v[max(extra, key=lambda r: (spare[r] - give_v[r], r))] += 1
+                get_v = [0] * 5
+                get_v[want] = 1
+                key = (_vec(give_v), _vec(get_v))
+                if key in self._p_terms or not _covers(hand, give_v):
+                    continue
+                after = [hand[r] - give_v[r] + get_v[r] for r in range(5)]
+                if self._hand_value(ctx, after, goals) <= before:
+                    continue
+                self._p_terms.add(key)
+                self._p_count += 1
+                return ProposeTrade(key[0], key[1])
+        return None
+
+    def _answer_proposals(self, ctx: _Ctx, goals: Sequence[_Goal], legal_set: set[Action],
+                          domestic: bool) -> Action | None:
+        """On our turn: accept a good proposal, reject the others (one at a time)."""
+        props = ctx.view.get("proposals") or ()
+        for q, p in enumerate(props):
+            if p is None:
+                continue
+            answer = self._answer_proposal(ctx, q, p, goals, legal_set, domestic)
+            if answer is not None and (answer in legal_set or isinstance(answer, OfferTrade)):
+                return answer
+        return None
+
+    def _answer_proposal(self, ctx: _Ctx, q: int, p: Sequence[Sequence[int]],
+                         goals: Sequence[_Goal], legal_set: set[Action],
+                         domestic: bool) -> Action | None:
+        give_q, get_q = list(p[0]), list(p[1])  # from the proposer's side
+        if self._proposal_value(ctx, q, give_q, get_q, goals) > 0 and (
+                AcceptProposal(q) in legal_set):
+            self._overpaid += max(0, sum(get_q) - sum(give_q))
+            return AcceptProposal(q)
+        return RejectProposal(q)
+
+    def _proposal_value(self, ctx: _Ctx, q: int, give_q: Sequence[int], get_q: Sequence[int],
+                        goals: Sequence[_Goal]) -> float:
+        """How much better our hand is after giving ``get_q`` for ``give_q`` than
+        the margin asks (<= 0: refuse); refused outright near a win or past the
+        turn's overpay limit."""
+        if ctx.seats[q]["vp"] >= ctx.target - 2:
+            return -1.0
+        if self._overpaid + max(0, sum(get_q) - sum(give_q)) > MAX_OVERPAY:
+            return -1.0
+        if not _covers(ctx.hand, get_q):
+            return -1.0
+        before = self._hand_value(ctx, ctx.hand, goals)
+        after = [ctx.hand[r] - get_q[r] + give_q[r] for r in range(5)]
+        return self._hand_value(ctx, after, goals) - before - self._accept_margin(ctx, q)
 
     def _accept_margin(self, ctx: _Ctx, offerer: int) -> float:
         """How much an offer must raise our hand's value to be accepted: more

@@ -22,6 +22,7 @@ from protocol.rules import (
     Settings,
     apply,
     legal_actions,
+    may_propose,
     new_game,
     observe,
     redact,
@@ -31,6 +32,7 @@ from protocol.rules import (
 from .base import Bot
 
 _GAME_OVER = Phase.GAME_OVER.value
+_MAIN = Phase.MAIN.value
 
 
 class LazyView(Mapping[str, Any]):
@@ -56,6 +58,22 @@ class LazyView(Mapping[str, Any]):
 
     def __len__(self) -> int:
         return len(self._load())
+
+
+def _ask_proposers(s: GameState, bots: Sequence[Bot], proposers: list[int], able: set[int],
+                   loop: asyncio.AbstractEventLoop | None) -> tuple[int, Action] | None:
+    """Ask the seats that have just become able to propose (``able``: those that
+    could before, updated); the first proposal made, to be applied next."""
+    now = {q for q in proposers if may_propose(s, q)} if s.phase == _MAIN else set()
+    able.intersection_update(now)  # a seat that could not propose is asked again later
+    for q in sorted(now - able):
+        able.add(q)
+        action = bots[q].propose(LazyView(s, q))
+        if loop is not None and inspect.isawaitable(action):
+            action = loop.run_until_complete(action)
+        if action is not None:
+            return q, action  # applied next; the seats not asked yet are asked after it
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,17 +115,28 @@ def play_game(
     listeners = [
         (q, b) for q, b in enumerate(bots) if type(b).on_events is not Bot.on_events
     ]
+    # Bots that may propose trades to the current player (R-TRADE-2) are asked
+    # when their seat becomes able to, as a network bot is (legal.propose).
+    proposers = [q for q, b in enumerate(bots) if type(b).propose is not Bot.propose]
+    able: set[int] = set()
     decisions = 0
     acts = [b.act for b in bots]
     loop: asyncio.AbstractEventLoop | None = None
-    if any(inspect.iscoroutinefunction(a) for a in acts):
+    if any(inspect.iscoroutinefunction(a) for a in (*acts, *(bots[q].propose
+                                                             for q in proposers))):
         loop = asyncio.new_event_loop()  # async bots run in-process too
+
+    proposal: tuple[int, Action] | None = None
     while s.phase != _GAME_OVER:
-        seat = to_act(s)[0]
-        legal = legal_actions(s, seat)
-        action = acts[seat](LazyView(s, seat), legal)
-        if loop is not None and inspect.isawaitable(action):
-            action = loop.run_until_complete(action)
+        if proposal is not None:
+            seat, action = proposal
+            proposal = None
+        else:
+            seat = to_act(s)[0]
+            legal = legal_actions(s, seat)
+            action = acts[seat](LazyView(s, seat), legal)
+            if loop is not None and inspect.isawaitable(action):
+                action = loop.run_until_complete(action)
         try:
             events = apply(s, action, seat,
                            None if chance is None else chance(s, seat, action))
@@ -121,10 +150,12 @@ def play_game(
         if listeners:
             for q, b in listeners:
                 b.on_events(q, redact(events, q))
+        if proposers:
+            proposal = _ask_proposers(s, bots, proposers, able, loop)
     for q, b in enumerate(bots):
         b.on_game_over(observe(s, q))
     return GameResult(
-        None if s.winner < 0 else s.winner,
+        s.winner,
         s.turn,
         decisions,
         tuple(s.total_vp(q) for q in range(settings.players)),

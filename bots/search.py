@@ -13,8 +13,11 @@ ranking) and compares them by simulation. When the prior builds a settlement
 or a city, only other such builds are compared with it.
 
 1. **Determinization.** Hidden facts are never read: each simulation starts
-   from :func:`protocol.rules.sample_state` of the bot's *view*, other hands,
-   development cards and the deck sampled from the public counts.
+   from :func:`protocol.rules.sample_state` of the bot's *view*, other hands
+   drawn from a :class:`protocol.rules.CardTracker` that follows the events the
+   bot sees (so a sample never contradicts what was paid, traded, proposed or
+   revealed by a Monopoly), development cards and the deck sampled from the
+   public counts.
 2. **Rollouts.** Every candidate is applied to the sample, then all seats play
    on (heuristic bots for the others, the prior's policy for our own seat)
    for the rest of the turn and one more round, up to
@@ -56,10 +59,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from protocol.rules import (
+    AcceptProposal,
     Action,
     BuildCity,
     BuildSettlement,
     BuyDevCard,
+    CardTracker,
     CounterOffer,
     EndTurn,
     Event,
@@ -72,6 +77,7 @@ from protocol.rules import (
     PlayMonopoly,
     PlayRoadBuilding,
     PlayYearOfPlenty,
+    RejectProposal,
     RollDice,
     RulesError,
     apply,
@@ -137,16 +143,31 @@ class SearchBot(Bot):
         self.overridden = 0
         self.samples = 0
         self.overrides: dict[str, int] = {}
+        self._tracker: CardTracker | None = None
 
     # -- interface ----------------------------------------------------------------
 
     def on_events(self, seat: int, events: Sequence[Event]) -> None:
         self.prior.on_events(seat, events)
+        if self._tracker is not None:
+            self._tracker.update(events)
 
     def on_game_over(self, view: Mapping[str, Any]) -> None:
         self.prior.on_game_over(view)
+        self._tracker = None
         for b in (*self._pool, self._own):
             b.on_game_over(view)
+
+    def propose(self, view: Mapping[str, Any]) -> Action | None:
+        return self.prior.propose(view)  # proposals are the prior's, like its offers
+
+    def tracker(self, view: Mapping[str, Any]) -> CardTracker:
+        """The card tracker at ``view``'s point (started from the view when the
+        bot joined mid-game or missed events)."""
+        t = self._tracker
+        if t is None or not t.matches(view):
+            t = self._tracker = CardTracker.from_view(view)
+        return t
 
     def act(self, view: Mapping[str, Any], legal: Sequence[Action]) -> Action:
         start = time.perf_counter()
@@ -155,7 +176,7 @@ class SearchBot(Bot):
             return default
         if self.phases is not None and view["phase"] not in self.phases:
             return default
-        if isinstance(default, OfferTrade | CounterOffer):
+        if isinstance(default, OfferTrade | CounterOffer | AcceptProposal | RejectProposal):
             return default  # asking costs nothing: the bank (or a plain answer) stays open
         try:
             cands = self._candidates(view, legal, default)
@@ -256,7 +277,7 @@ class SearchBot(Bot):
         me = int(view["seat"])
         plain = dict(view) if not isinstance(view, dict) else view
         seed = self._rng.getrandbits(62)
-        base = sample_state(plain, seed)
+        base = sample_state(plain, self.tracker(plain), seed)
         self.searched += 1
         values: list[float] = []
         for a in cands:
@@ -290,11 +311,12 @@ class SearchBot(Bot):
         alive = list(range(k))
         limit = self.iterations if self.iterations is not None else 10**9
         self.searched += 1
+        tracker = self.tracker(plain)
         while count < limit and len(alive) > 1:
             if time.perf_counter() >= stop:
                 break
             seed = self._rng.getrandbits(62)
-            base = sample_state(plain, seed)
+            base = sample_state(plain, tracker, seed)
             dice = random.Random(seed).choices(range(36), k=64)
             values: dict[int, float] = {}
             aborted = False

@@ -127,7 +127,7 @@ def win_probabilities(s: GameState, weights: Sequence[float] = WEIGHTS) -> list[
     """Each seat's chance to win (sums to 1); a finished game is 1 for the winner."""
     n = s.settings.players
     if s.phase == Phase.GAME_OVER:
-        if s.winner >= 0:
+        if s.winner is not None:
             return [1.0 if q == s.winner else 0.0 for q in range(n)]
         return [1.0 / n] * n
     sc = scores(s, weights)

@@ -15,6 +15,10 @@ trade:
   trade clearly good for it — but never asks a player to give more than one
   card beyond what they get (:data:`bots.heuristic.MAX_OVERPAY`, the most
   the heuristic itself ever gives).
+- **Proposals** (R-TRADE-2): off its turn it proposes like the heuristic, up
+  to twice a turn. On its turn, a proposal it would not accept is countered
+  the same way (an offer to the proposer with one more card for itself) when
+  that makes it clearly good, else rejected.
 
 Everything else — which builds, the robber, development cards — is the
 heuristic's. :class:`bots.search.SearchBot` uses it as its prior move and for
@@ -26,7 +30,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from protocol.rules import AcceptTrade, Action, CounterOffer, OfferTrade
+from protocol.rules import (
+    AcceptProposal,
+    AcceptTrade,
+    Action,
+    CounterOffer,
+    OfferTrade,
+    RejectProposal,
+)
 
 from .heuristic import MAX_OVERPAY, HeuristicBot, _covers, _Ctx, _Goal, _vec
 
@@ -45,6 +56,24 @@ class TraderBot(HeuristicBot):
 
     name = "trader"
     ask_players_at = 2  # ask the players first whatever the bank's rate
+    max_proposals = 2
+
+    def _answer_proposal(self, ctx: _Ctx, q: int, p: Sequence[Sequence[int]],
+                         goals: Sequence[_Goal], legal_set: set[Action],
+                         domestic: bool) -> Action | None:
+        give_q, get_q = list(p[0]), list(p[1])  # from the proposer's side
+        if self._proposal_value(ctx, q, give_q, get_q, goals) > 0 and (
+                AcceptProposal(q) in legal_set):
+            return super()._answer_proposal(ctx, q, p, goals, legal_set, domestic)
+        if domestic and self._offers < MAX_OFFERS:
+            counter = self._counter_terms(ctx, q, give_q, get_q, goals)
+            if counter is not None:
+                key = (_vec(get_q), _vec(counter))
+                if key not in self._offered:
+                    self._offered.add(key)
+                    self._offers += 1
+                    return OfferTrade(key[0], key[1], q)
+        return RejectProposal(q)
 
     def _offer(self, ctx: _Ctx, goal: _Goal, goals: Sequence[_Goal], surplus: Sequence[int],
                miss: Sequence[int]) -> Action | None:
@@ -112,16 +141,26 @@ class TraderBot(HeuristicBot):
     def _counter(self, ctx: _Ctx, t: Mapping[str, Any]) -> Action | None:
         """The offer with one more card for us, if the offerer may accept it and it
         is clearly good for us; None to answer as the heuristic does."""
-        offerer = int(t["offerer"])
         give, get = list(t["give"]), list(t["get"])  # the offerer's side
-        if ctx.seats[offerer]["vp"] >= ctx.target - 2:
+        best = self._counter_terms(ctx, int(t["offerer"]), give, get, self._goals(ctx))
+        if best is None:
+            return None
+        return CounterOffer(_vec(get), _vec(best))
+
+    def _counter_terms(self, ctx: _Ctx, other: int, give: list[int], get: list[int],
+                       goals: Sequence[_Goal]) -> list[int] | None:
+        """``give`` (what ``other`` gives, from its side) with one more card for
+        us, a card ``other`` most likely holds, if ``other`` may still accept it
+        and it is clearly good for us; None otherwise."""
+        if ctx.seats[other]["vp"] >= ctx.target - 2:
             return None  # the heuristic refuses the leader anyway
         if sum(give) + 1 - sum(get) > MAX_OVERPAY:
             return None  # they would refuse it
-        goals = self._goals(ctx)
+        if not _covers(ctx.hand, get):
+            return None
         before = self._hand_value(ctx, ctx.hand, goals)
-        margin = self._accept_margin(ctx, offerer)
-        est = self._estimate(ctx, offerer)
+        margin = self._accept_margin(ctx, other)
+        est = self._estimate(ctx, other)
         need = self._need(goals)
         best: list[int] | None = None
         best_v = before + margin
@@ -134,9 +173,7 @@ class TraderBot(HeuristicBot):
             v = self._hand_value(ctx, after, goals) + (0.005 if need[r] > ctx.hand[r] else 0.0)
             if v > best_v:
                 best, best_v = ours, v
-        if best is None:
-            return None
-        return CounterOffer(_vec(get), _vec(best))
+        return best
 
 
 def _second_card(want: int, wants: Sequence[int], miss: Sequence[int], need: Sequence[int],

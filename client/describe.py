@@ -171,6 +171,18 @@ def describe(event: dict[str, Any], tr: Tr, name: Callable[[int | None], str],
                      gave=cards_text(tr, event["gave"]), got=cards_text(tr, event["got"]))]
     if t == "trade_cancelled":
         return [line("trade_cancelled")]
+    if t in ("trade_proposed", "proposal_rejected"):
+        # A proposal goes to the player on turn (R-TRADE-2).
+        current = view.get("current") if view else None
+        on_turn = name(current) if isinstance(current, int) else tr("table.nobody")
+        if t == "proposal_rejected":
+            return [line("proposal_rejected", to=on_turn)]
+        return [line("trade_proposed", to=on_turn, give=cards_text(tr, event["give"]),
+                     get=cards_text(tr, event["get"]))]
+    if t == "proposal_withdrawn":
+        return [line("proposal_withdrawn")]
+    if t == "road_building_stopped":
+        return [line("road_building_stopped")]
     if t == "longest_road_changed":
         if event.get("holder") is None:
             return [(tr("table.log.longest_road_aside"), None)]

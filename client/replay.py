@@ -143,5 +143,5 @@ class Replay:
         if s.phase == Phase.GAME_OVER and step == self.steps:
             over = self.events[-1][-1] if self.events and self.events[-1] else {}
             scores = over.get("scores") if over.get("type") == "game_over" else None
-            yield {"type": "game_over", "winner": None if s.winner < 0 else s.winner,
+            yield {"type": "game_over", "winner": s.winner,
                    "scores": list(scores) if scores is not None else []}

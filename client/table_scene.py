@@ -968,7 +968,10 @@ class TableScene(Scene):
             if self.mode is not None:
                 return tr(f"table.prompt.mode_{self.mode}"), True
             if phase == "road_building":
-                return tr("table.prompt.road_building", n=view.get("free_roads", 0)), True
+                left = view.get("free_roads", 0)  # what the card allows; pieces may limit it
+                if m.seat is not None:
+                    left = min(left, view["seats"][m.seat]["pieces"][0])
+                return tr("table.prompt.road_building", n=left), True
             if phase == "discard":
                 n = m.discard_count or view["seats"][m.seat]["discard_owed"]
                 return tr("table.prompt.discard", n=n), True

@@ -91,9 +91,30 @@ class _TimedListening(TimedBot):
         self.bot.on_events(seat, events)
 
 
+class _TimedProposing(TimedBot):
+    def propose(self, view: Any) -> Any:
+        t = time.perf_counter()
+        action = self.bot.propose(view)
+        now = time.perf_counter()
+        self.times.append(round((now - t) * 1e6, 2))
+        if now > self.deadline:
+            raise GameTimeout("the game ran past its time limit")
+        return action
+
+
+class _TimedListeningProposing(_TimedProposing, _TimedListening):
+    pass
+
+
 def timed(bot: Bot, times: list[float], deadline: float = math.inf) -> TimedBot:
-    """``bot``, timed (microseconds into ``times``), with a game deadline."""
-    cls = _TimedListening if type(bot).on_events is not Bot.on_events else TimedBot
+    """``bot``, timed (microseconds into ``times``), with a game deadline. A
+    bot that does not listen to events (or never proposes trades) stays so for
+    the runner, which then skips redacting events (or asking) for it."""
+    listens = type(bot).on_events is not Bot.on_events
+    proposes = type(bot).propose is not Bot.propose
+    cls: type[TimedBot] = (
+        (_TimedListeningProposing if proposes else _TimedListening) if listens
+        else (_TimedProposing if proposes else TimedBot))
     return cls(bot, times, deadline)
 
 
@@ -129,7 +150,7 @@ def play_task(task: GameTask) -> GameOutcome:
         deadline = t0 + task.timeout if task.timeout > 0 else math.inf
         if networked:
             s = _play_networked(task, settings, times, state)
-            winner: int | None = None if s.winner < 0 else s.winner
+            winner: int | None = s.winner
             turns, decisions, final = s.turn, len(s.log or ()), s
             vp = [s.total_vp(q) for q in range(settings.players)]
         else:

@@ -15,6 +15,7 @@ import secrets
 from typing import TYPE_CHECKING, Any, Protocol
 
 from protocol.wire import (
+    PROTOCOL_VERSION,
     SERVER,
     VERSION_STRING,
     Connection,
@@ -25,6 +26,7 @@ from protocol.wire import (
     clip,
     compatible,
     encode_frame,
+    parse_version,
 )
 from protocol.wire.messages import MAX_NAME, MAX_TEXT
 
@@ -107,6 +109,8 @@ class Session:
         self.resume_token = secrets.token_urlsafe(24)
         self.name = "?"
         self.role = "player"
+        self.minor = PROTOCOL_VERSION[1]
+        """The minor protocol version the client said hello with (what it knows)."""
         self.table: Table[Session] | None = None
         self.seat: int | None = None
         # Outbound frames: collected during one turn of the event loop and
@@ -403,6 +407,9 @@ class Session:
             return False
         self.name = name
         self.role = msg["role"]
+        version = parse_version(msg["version"])
+        if version is not None:
+            self.minor = version[1]
         self.send({"type": "welcome", "version": VERSION_STRING, "session": self.id,
                    "resume_token": self.resume_token, "server": self.server.name})
         return True

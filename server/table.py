@@ -4,9 +4,11 @@ Turn timers and stand-ins: with a turn timer, a seat that does not decide in
 time gets the default action (:func:`default_action`); after
 ``MAX_TIMEOUTS`` timeouts in a row, or when a player stays disconnected for
 ``GRACE`` seconds, a built-in bot plays the seat inside the table until the
-player comes back (resume token) or acts again. When a player drops during a
-trade negotiation, their part is settled at once (an open offer of theirs is
-cancelled; an offer to them is rejected).
+player comes back (resume token) or acts again. A stand-in only makes the
+decisions the seat owes: it never proposes a trade with an absent player's
+cards. When a player drops during a trade negotiation, their part is settled
+at once (an open offer of theirs is cancelled; an offer to them is rejected;
+an open proposal of theirs is withdrawn).
 
 Everything that touches a table's state goes through :meth:`Table.submit`
 into the table's queue and is handled by :meth:`Table.run`, one command at a
@@ -14,7 +16,9 @@ time, so a game is only ever changed by one task. After every accepted
 action the table fans the events out: each recipient gets them redacted for
 its seat (spectators: public only), human clients and spectators also get
 their fresh view, and every seat that owes a decision gets its view and
-legal actions.
+legal actions; so does a seat that has just become able to propose a trade to
+the current player (``legal.propose``, protocol 1.3), so that bots, which get
+views only when asked, can propose.
 
 Every applied action is durable before anybody hears of it: the table applies
 it, hands its row to the server's log (``on_applied``) and waits for the
@@ -47,14 +51,16 @@ from protocol.rules import (
     RejectTrade,
     RulesError,
     Settings,
+    WithdrawProposal,
     action_from_dict,
     apply,
     legal_actions,
+    may_propose,
     new_game,
     observe,
     to_act,
 )
-from protocol.wire import SERVER, clip, encode_message
+from protocol.wire import PROTOCOL_VERSION, SERVER, clip, encode_message, unknown_actions
 from protocol.wire.messages import MAX_TEXT
 
 log = logging.getLogger("kaitaku.table")
@@ -66,6 +72,8 @@ class Member(Protocol):
     id: str
     name: str
     role: str
+    minor: int
+    """The minor protocol version the member said hello with."""
 
     def send(self, msg: dict[str, Any]) -> None:
         """Queue ``msg`` for the member."""
@@ -144,17 +152,26 @@ def bounded_legal(game: GameState, seat: int) -> tuple[list[Action], bool]:
 
 def legal_message(game: GameState, seat: int, version: int, timer_ms: int | None = None,
                   actions: list[Action] | None = None,
-                  truncated: bool = False) -> dict[str, Any]:
+                  truncated: bool = False, minor: int = PROTOCOL_VERSION[1]
+                  ) -> dict[str, Any]:
     """The ``legal`` message for ``seat``. A discard (or give-back) from a huge
     hand has more choices than fit: then an even spread of them is listed,
     with ``truncated`` and the number of cards owed. ``timer_ms``: the time
     left for the decision when the table has a turn timer; ``actions`` (and
-    ``truncated``): what :func:`bounded_legal` gave, if the caller has it."""
+    ``truncated``): what :func:`bounded_legal` gave, if the caller has it;
+    ``minor``: the client's protocol version (1.``minor``): action types it
+    does not know are left out, and from 1.3 on ``propose`` says that it may
+    propose a trade now."""
     if actions is None:
         actions, truncated = bounded_legal(game, seat)
+    unknown = unknown_actions(minor)
+    if unknown is not None:
+        actions = [a for a in actions if a.name not in unknown]
     msg: dict[str, Any] = {"type": "legal", "version": version}
     if timer_ms is not None and actions:
         msg["timer_ms"] = timer_ms
+    if minor >= 3 and may_propose(game, seat):
+        msg["propose"] = True
     if truncated:
         msg["truncated"] = True
         msg["discard"] = (game.discard_owed[seat] if game.phase == Phase.DISCARD
@@ -195,8 +212,9 @@ class Seat(Generic[M]):
 
 def default_action(game: GameState, seat: int, rng: random.Random) -> Action:
     """What a seat does when its time runs out (:func:`bots.base.safe_action`):
-    roll, end the turn, reject or cancel a trade; any other decision (discard,
-    robber, placement, ...) is a random legal choice."""
+    roll, end the turn, place no more free roads (after the first one), reject
+    or cancel a trade; any other decision (discard, robber, placement, ...) is
+    a random legal choice."""
     from bots.base import safe_action
 
     return safe_action(bounded_legal(game, seat)[0], rng)
@@ -488,7 +506,7 @@ class Table(Generic[M]):
         sess.send({"type": "view", "version": self.version,
                    "view": observe(self.game, seat, legal)})
         sess.send(legal_message(self.game, seat, self.version, self._timer_ms(seat), legal,
-                                cut))
+                                cut, sess.minor))
 
     def _reply(self, seat: int, sess: M | None, result: dict[str, Any]) -> None:
         s = self.seats[seat]
@@ -534,6 +552,7 @@ class Table(Generic[M]):
                                          "code": "game_not_started",
                                          "message": "the game has not started"})
             return
+        able = self._proposers()
         try:
             action = action_from_dict(msg["action"])
             events = await self._apply(seat, action, seq)
@@ -551,7 +570,7 @@ class Table(Generic[M]):
         s.timeouts = 0
         self._applied(seat, action, "player")
         self._reply(seat, sess, {"type": "result", "seq": seq, "ok": True})
-        self._fan_out(events)
+        self._fan_out(events, able)
 
     async def _apply(self, seat: int, action: Action, seq: int | None) -> list[Any] | None:
         """Apply ``action`` and make its row durable: the events, or None when the
@@ -591,6 +610,7 @@ class Table(Generic[M]):
         False if it could not be saved (nothing changed)."""
         if self.paused is not None:
             return False
+        able = self._proposers()
         events = await self._apply(seat, action, None)
         if events is None:
             return False
@@ -599,7 +619,7 @@ class Table(Generic[M]):
         if sess is not None:
             sess.send({"type": "error", "code": "acted_for_you",
                        "message": f"the server played {action.name} for you ({via})"})
-        self._fan_out(events)
+        self._fan_out(events, able)
         return True
 
     async def _resume(self) -> None:
@@ -625,6 +645,14 @@ class Table(Generic[M]):
         for sess, seat_no in self.members():
             if seat_no is not None and seat_no in deciding:
                 self._send_state(sess, seat_no)
+
+    def _proposers(self) -> frozenset[int]:
+        """The seats that may propose a trade to the current player now."""
+        game = self.game
+        assert game is not None
+        if game.phase != Phase.MAIN:
+            return frozenset()
+        return frozenset(q for q in range(len(self.seats)) if may_propose(game, q))
 
     # -- timers and stand-ins ---------------------------------------------------------
 
@@ -709,12 +737,19 @@ class Table(Generic[M]):
                 await self._server_act(i, CancelTrade(), "disconnected")
             elif game.trade.status[i] == 0:
                 await self._server_act(i, RejectTrade(), "disconnected")
+        game = self.game  # the action above may have been taken back
+        if (game is not None and i in game.proposals and game.phase != Phase.GAME_OVER
+                and self.paused is None):
+            await self._server_act(i, WithdrawProposal(), "disconnected")
 
-    def _fan_out(self, events: list[Any]) -> None:
+    def _fan_out(self, events: list[Any], able: frozenset[int] = frozenset()) -> None:
+        """Send the events; views and legal lists to those who must decide, and
+        to the seats that may now propose a trade and could not before."""
         game = self.game
         assert game is not None
         deciding = deciding_seats(game)
         over = game.phase == Phase.GAME_OVER
+        opened = self._proposers() - able
         self.history.append((self.version, events))
         self._schedule()
         # One encoded frame per distinct redaction: every spectator (and every seat
@@ -743,20 +778,21 @@ class Table(Generic[M]):
             if seat is None:
                 sess.send_encoded(*self._public_view())
                 continue
-            if seat in deciding or over:
+            ask = seat in opened and sess.minor >= 3
+            if seat in deciding or over or ask:
                 legal, cut = bounded_legal(game, seat)
             else:
                 legal, cut = None, False
-            if sess.role != "bot" or seat in deciding:
+            if sess.role != "bot" or seat in deciding or ask:
                 sess.send({"type": "view", "version": self.version,
                            "view": observe(game, seat, legal)})
             if legal is not None:
                 sess.send(legal_message(game, seat, self.version, self._timer_ms(seat), legal,
-                                        cut))
+                                        cut, sess.minor))
         if over:
             self.status = "finished"
             scores = [game.total_vp(q) for q in range(game.settings.players)]
-            winner = None if game.winner < 0 else game.winner
+            winner = game.winner
             log.info("table %s: game over, winner %s, scores %s", self.id, winner, scores)
             for sess, _ in self.members():
                 sess.send({"type": "game_over", "winner": winner, "scores": scores})

@@ -33,7 +33,7 @@ EXAMPLES: dict[str, list[dict[str, Any]]] = {
         {"type": "hello", "version": "1.0", "role": "player", "name": "Ann", "resume": TOKEN,
          "seen": 41},
     ],
-    "welcome": [{"type": "welcome", "version": "1.0", "session": "3f9c2a7d51e0b846",
+    "welcome": [{"type": "welcome", "version": "1.3", "session": "3f9c2a7d51e0b846",
                  "resume_token": TOKEN, "server": "kaitaku"}],
     "list_tables": [{"type": "list_tables"}, {"type": "list_tables", "offset": 100}],
     "tables": [
@@ -87,11 +87,15 @@ EXAMPLES: dict[str, list[dict[str, Any]]] = {
         {"type": "legal", "version": 57, "actions": [
             {"type": "discard", "cards": [20, 0, 0, 0, 0]},
             {"type": "discard", "cards": [9, 8, 3, 0, 0]}], "truncated": True, "discard": 20},
+        {"type": "legal", "version": 63, "actions": [], "propose": True},
     ],
     "action": [
         {"type": "action", "seq": 17, "action": {"type": "build_road", "edge": 23}},
         {"type": "action", "seq": 18, "action": {"type": "offer_trade", "give": [0, 0, 0, 1, 0],
                                                  "get": [0, 1, 0, 0, 0], "to": None}},
+        {"type": "action", "seq": 19, "action": {"type": "propose_trade",
+                                                 "give": [0, 0, 0, 0, 1],
+                                                 "get": [0, 1, 0, 0, 0]}},
     ],
     "result": [
         {"type": "result", "seq": 17, "ok": True},

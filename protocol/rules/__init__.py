@@ -15,6 +15,7 @@ This package imports nothing else of Kaitaku's and does no I/O.
 
 from .actions import (
     ACTION_TYPES,
+    AcceptProposal,
     AcceptTrade,
     Action,
     BuildCity,
@@ -38,18 +39,24 @@ from .actions import (
     PlayMonopoly,
     PlayRoadBuilding,
     PlayYearOfPlenty,
+    ProposeTrade,
+    RejectProposal,
     RejectTrade,
     RollDice,
     Steal,
+    StopRoadBuilding,
     TokenForcedTrade,
     TokenRobberHome,
+    WithdrawProposal,
     action_from_dict,
 )
 from .board import RESOURCES, Board, generate_board
+from .check import load_state
 from .engine import (
     apply,
     legal_actions,
     longest_road,
+    may_propose,
     new_game,
     setup_seat,
     to_act,
@@ -57,14 +64,17 @@ from .engine import (
     validate,
 )
 from .errors import IllegalAction, InvalidLog, MalformedAction, NotYourTurn, RulesError
-from .events import EVENT_TYPES, Event, redact
+from .events import EVENT_TYPES, Event, event_from_dict, redact
 from .log import GameLog, replay
 from .sample import sample_state
-from .state import DEV_CARDS, GameState, Phase, Settings, Trade
+from .state import DEV_CARDS, MAX_PROPOSALS, GameState, Phase, Settings, Trade
+from .tracker import CardTracker
 from .view import observe
 
 __all__ = [
-    "ACTION_TYPES", "AcceptTrade", "Action", "BuildCity", "BuildRoad", "BuildSettlement",
+    "ACTION_TYPES", "load_state", "AcceptProposal", "CardTracker", "MAX_PROPOSALS", "ProposeTrade",
+    "RejectProposal", "StopRoadBuilding", "WithdrawProposal", "event_from_dict",
+    "may_propose", "AcceptTrade", "Action", "BuildCity", "BuildRoad", "BuildSettlement",
     "BuildNeutralRoad", "BuildNeutralSettlement", "DiscardKnight", "GiveBack",
     "TokenForcedTrade", "TokenRobberHome", "token_cost",
     "BuyDevCard", "CancelTrade", "Cards", "ConfirmTrade", "CounterOffer", "DEV_CARDS",

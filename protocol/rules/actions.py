@@ -168,6 +168,47 @@ class CancelTrade(Action):
 
 
 @dataclass(frozen=True, slots=True)
+class StopRoadBuilding(Action):
+    """Place no more free roads of a Road Building card (R-DEV-5: "up to" two);
+    allowed once the first free road is placed."""
+
+    name: ClassVar[str] = "stop_road_building"
+
+
+@dataclass(frozen=True, slots=True)
+class ProposeTrade(Action):
+    """A seat that is not on turn proposes a trade to the current player
+    (R-TRADE-2); ``give``/``get`` are from the proposing seat's side."""
+
+    give: Cards
+    get: Cards
+    name: ClassVar[str] = "propose_trade"
+
+
+@dataclass(frozen=True, slots=True)
+class AcceptProposal(Action):
+    """The current player takes ``seat``'s proposal: the cards change hands at once."""
+
+    seat: int
+    name: ClassVar[str] = "accept_proposal"
+
+
+@dataclass(frozen=True, slots=True)
+class RejectProposal(Action):
+    """The current player declines ``seat``'s proposal."""
+
+    seat: int
+    name: ClassVar[str] = "reject_proposal"
+
+
+@dataclass(frozen=True, slots=True)
+class WithdrawProposal(Action):
+    """The proposing seat takes its open proposal back."""
+
+    name: ClassVar[str] = "withdraw_proposal"
+
+
+@dataclass(frozen=True, slots=True)
 class EndTurn(Action):
     name: ClassVar[str] = "end_turn"
 
@@ -227,11 +268,13 @@ ACTION_TYPES: dict[str, type[Action]] = {
         PlayYearOfPlenty, PlayMonopoly, RollDice, Discard, MoveRobber, Steal, MaritimeTrade,
         OfferTrade, AcceptTrade, RejectTrade, CounterOffer, ConfirmTrade, CancelTrade, EndTurn,
         BuildNeutralRoad, BuildNeutralSettlement, TokenForcedTrade, GiveBack, TokenRobberHome,
-        DiscardKnight,
+        DiscardKnight, StopRoadBuilding, ProposeTrade, AcceptProposal, RejectProposal,
+        WithdrawProposal,
     )
 }
 
 _MAX_INT = 1 << 16
+_CARD_TERMS = (OfferTrade, CounterOffer, ProposeTrade)
 
 
 def _int(v: object, what: str) -> int:
@@ -268,7 +311,7 @@ def action_from_dict(d: object) -> Action:
                 continue
             raise MalformedAction(f"{cls.name}: missing field {f!r}")
         v = d[f]
-        if f in ("give", "get") and cls in (OfferTrade, CounterOffer) or f == "cards":
+        if f in ("give", "get") and cls in _CARD_TERMS or f == "cards":
             kwargs[f] = _cards(v, f)
         elif f in ("to", "second") and v is None:
             kwargs[f] = None

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from .actions import (
+    AcceptProposal,
     AcceptTrade,
     Action,
     BuildCity,
@@ -35,11 +36,15 @@ from .actions import (
     PlayMonopoly,
     PlayRoadBuilding,
     PlayYearOfPlenty,
+    ProposeTrade,
+    RejectProposal,
     RejectTrade,
     RollDice,
     Steal,
+    StopRoadBuilding,
     TokenForcedTrade,
     TokenRobberHome,
+    WithdrawProposal,
 )
 from .board import (
     COASTAL_NODES,
@@ -74,6 +79,9 @@ from .events import (
     MaritimeTraded,
     MonopolyTaken,
     Produced,
+    ProposalRejected,
+    ProposalWithdrawn,
+    RoadBuildingStopped,
     RoadBuilt,
     RobberMoved,
     SettlementBuilt,
@@ -86,6 +94,7 @@ from .events import (
     TradeCompleted,
     TradeCountered,
     TradeOffered,
+    TradeProposed,
     TurnEnded,
     TurnStarted,
     YearOfPlentyTaken,
@@ -96,6 +105,7 @@ from .state import (  # two-player and options
     CITIES,
     DEV_DECK,
     KNIGHT,
+    MAX_PROPOSALS,
     MONOPOLY,
     NEUTRAL_NODES,
     PIECES,
@@ -157,6 +167,11 @@ _NEUTRAL_SETTLE = {(o, n): BuildNeutralSettlement(o, n) for o in (2, 3) for n in
 _FORCED = TokenForcedTrade()
 _ROBBER_HOME = TokenRobberHome()
 _DISCARD_KNIGHT = DiscardKnight()
+_STOP_RB = StopRoadBuilding()
+_WITHDRAW = WithdrawProposal()
+_WITHDRAW_ONLY = (_WITHDRAW,)
+_ACCEPT_P = tuple(AcceptProposal(q) for q in range(8))
+_REJECT_P = tuple(RejectProposal(q) for q in range(8))
 
 
 # --- creating a game ----------------------------------------------------------
@@ -220,7 +235,7 @@ def new_game(
     s.return_phase = MAIN
     s.steal_from = ()
     s.trade = None
-    s.winner = -1
+    s.winner = None
     s.last_roll = None
     s.vp = [0] * owners
     s.prod_nodes = [()] * 13
@@ -236,6 +251,8 @@ def new_game(
     s.give_back = 0
     s.built = False
     s.pending_harbors = []
+    s.proposals = {}
+    s.proposals_made = [0] * n
     s.log = []
     if two:  # R-2P-1: the neutral players' settlements, before the real set-up
         for owner, node in zip((2, 3), NEUTRAL_NODES, strict=True):
@@ -289,7 +306,9 @@ def legal_actions(s: GameState, seat: int | None = None) -> list[Action]:
     if ph == TRADE:
         return _trade_actions(s, seat)
     if seat != s.current or ph == GAME_OVER:
-        return []
+        # A seat not on turn may only take back its open proposal (R-TRADE-2);
+        # making one is unbounded, so it is not listed (see may_propose).
+        return list(_WITHDRAW_ONLY) if seat in s.proposals and ph != GAME_OVER else []
     if ph == MAIN:
         return _main_actions(s, seat)
     if ph == PRE_ROLL:
@@ -304,7 +323,10 @@ def legal_actions(s: GameState, seat: int | None = None) -> list[Action]:
     if ph == STEAL:
         return [_STEAL[v] for v in s.steal_from]
     if ph == ROAD_BUILDING:
-        return [_ROAD[e] for e in _road_spots(s, seat)]
+        roads: list[Action] = [_ROAD[e] for e in _road_spots(s, seat)]
+        if s.free_roads == 1:  # R-DEV-5: "up to" two; the first one is placed
+            roads.append(_STOP_RB)
+        return roads
     if ph == SETUP_SETTLEMENT:
         no = s.node_owner
         return [
@@ -348,18 +370,40 @@ def _main_actions(s: GameState, p: int) -> list[Action]:
         out.append(_BUY)
     if not s.dev_played and any(s.dev_hand[p]):
         _dev_actions(s, p, out)
-    may_trade = not (s.built and s.info.strict)  # R-OPT-4
-    if may_trade and max(hand) >= 2:  # 2 is the best possible ratio
+    if max(hand) >= 2:  # 2 is the best possible ratio (R-OPT-4 leaves maritime trade open)
         ratios = s.ratios[p]
         bank = s.bank
         for give in range(5):
             if hand[give] >= ratios[give]:
                 row = _MARITIME[give]
                 out.extend([row[get] for get in range(5) if get != give and bank[get]])
+    if s.proposals:  # R-TRADE-2: answer the proposals made to us
+        hands = s.hands
+        for q in sorted(s.proposals):
+            offered, asked = s.proposals[q]  # from q's side
+            if _covers(hand, asked) and _covers(hands[q], offered):
+                out.append(_ACCEPT_P[q])
+            out.append(_REJECT_P[q])
     if s.info.two_player:
-        _token_actions(s, p, may_trade, out)
+        _token_actions(s, p, out)
     out.append(_END)
     return out
+
+
+def may_propose(s: GameState, seat: int) -> bool:
+    """Whether ``seat`` may send a :class:`ProposeTrade` now (R-TRADE-2): it is
+    not on turn, the current player is in its main phase with domestic trade
+    open (R-OPT-4), ``seat`` has no open proposal, has proposals left this turn
+    (:data:`MAX_PROPOSALS`) and holds a card to give."""
+    return (
+        s.phase == MAIN
+        and seat != s.current
+        and 0 <= seat < s.settings.players
+        and not (s.built and s.info.strict)
+        and seat not in s.proposals
+        and s.proposals_made[seat] < MAX_PROPOSALS
+        and any(s.hands[seat])
+    )
 
 
 def token_cost(s: GameState, p: int) -> int:
@@ -367,9 +411,9 @@ def token_cost(s: GameState, p: int) -> int:
     return 1 if s.vp[p] <= s.vp[1 - p] else 2
 
 
-def _token_actions(s: GameState, p: int, may_trade: bool, out: list[Action]) -> None:
+def _token_actions(s: GameState, p: int, out: list[Action]) -> None:
     if not s.token_used and s.tokens[p] >= token_cost(s, p):
-        if may_trade and any(s.hands[1 - p]):
+        if any(s.hands[1 - p]):  # a trade-token action, not a negotiation: R-OPT-4 allows it
             out.append(_FORCED)
         if s.robber != s.info.desert:
             out.append(_ROBBER_HOME)
@@ -413,7 +457,7 @@ def _trade_actions(s: GameState, seat: int) -> list[Action]:
         if _covers(s.hands[seat], t.get):
             return [_ACCEPT, _REJECT]
         return [_REJECT]
-    return []
+    return list(_WITHDRAW_ONLY) if seat in s.proposals else []
 
 
 @lru_cache(maxsize=8192)
@@ -471,7 +515,19 @@ def apply(
 
     ``seat`` may be omitted when exactly one seat owes a decision. ``chance``
     replays a recorded outcome instead of drawing one (used by
-    :func:`protocol.rules.replay`). On any error the state is unchanged.
+    :func:`protocol.rules.replay`); it is what the log records for the action:
+
+    - ``roll_dice``: ``(d1, d2)``, the two dice (1–6 each);
+    - ``buy_dev_card``: ``(card,)``, the card code drawn (0–4);
+    - ``steal``, and ``move_robber`` when it robs the only possible victim:
+      ``(resource,)``, the card taken, or ``(-1,)`` when the victim had none;
+    - ``token_forced_trade``: the resources drawn, one per card (1 or 2);
+    - any other action: ``None`` (a ``move_robber`` with nobody to rob too).
+
+    The generator is still advanced as if it had drawn, so a replayed game and
+    the original stay in step. An outcome that is impossible in the state
+    raises :class:`RulesError` (``invalid_log``). On any error the state is
+    unchanged.
     """
     if s.phase == GAME_OVER:
         raise IllegalAction("the game is over", "game_over")
@@ -534,6 +590,20 @@ def _pay(s: GameState, p: int, cost: tuple[int, ...]) -> None:
         if c:
             hand[r] -= c
             bank[r] += c
+
+
+def _resume(s: GameState) -> None:
+    """Back to the phase a 7, a knight or Road Building interrupted."""
+    s.phase = s.return_phase
+    s.return_phase = MAIN
+
+
+def _built(s: GameState) -> None:
+    """A paid build (R-OPT-4: with strict phases it closes domestic trade, and
+    with it the open proposals to the current player)."""
+    s.built = True
+    if s.proposals and s.info.strict:
+        s.proposals = {}
 
 
 def _place_settlement(s: GameState, p: int, node: int) -> None:
@@ -636,7 +706,7 @@ def _build_settlement(
              "a settlement must touch your own road (R-BUILD-2)", "illegal_placement")
     _pay(s, p, (1, 1, 1, 1, 0))
     _place_settlement(s, p, node)
-    s.built = True
+    _built(s)
     ev.append(SettlementBuilt(p, node, False))
     _after_settlement(s, p, node, ev)
     if s.info.two_player:
@@ -690,7 +760,7 @@ def _build_road(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]
              "(R-BUILD-1)", "illegal_placement")
     if not free:
         _pay(s, p, (1, 1, 0, 0, 0))
-        s.built = True
+        _built(s)
     _place_road(s, p, edge)
     ev.append(RoadBuilt(p, edge, free))
     s.road_len[p] = _length_after_new_road(s, p, edge)
@@ -699,7 +769,7 @@ def _build_road(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]
         s.free_roads -= 1
         if s.free_roads <= 0 or not s.pieces[p][ROADS] or not _road_spots(s, p):
             s.free_roads = 0
-            s.phase = s.return_phase
+            _resume(s)
     if s.info.two_player:
         _queue_neutral(s, NEUTRAL_ROAD)
     return None
@@ -760,9 +830,12 @@ def _resume_after_neutral(s: GameState, p: int) -> None:
     """Back to the phase the neutral piece interrupted; a Road Building whose
     last free spot the neutral piece just took ends there (R-DEV-5)."""
     s.phase = s.neutral_return
-    if s.phase == ROAD_BUILDING and not _road_spots(s, p):
+    s.neutral_return = MAIN
+    if s.phase != ROAD_BUILDING:
+        s.return_phase = MAIN  # nothing interrupted is left to return to
+    elif not _road_spots(s, p):
         s.free_roads = 0
-        s.phase = s.return_phase
+        _resume(s)
 
 
 def _neutral_settlement(
@@ -792,7 +865,7 @@ def _build_city(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]
     _require(s.node_owner[node] == p and s.node_level[node] == 1,
              "a city replaces one of your own settlements (R-BUILD-3)", "illegal_placement")
     _pay(s, p, (0, 0, 0, 2, 3))
-    s.built = True
+    _built(s)
     s.node_level[node] = 2
     s.pieces[p][CITIES] -= 1
     s.pieces[p][SETTLEMENTS] += 1
@@ -818,7 +891,7 @@ def _buy_dev(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -
         if not 0 <= card < 5 or deck[card] <= 0:
             raise RulesError(f"recorded draw {card} is not in the deck", "invalid_log")
     _pay(s, p, (0, 0, 1, 1, 1))
-    s.built = True
+    _built(s)
     deck[card] -= 1
     s.dev_hand[p][card] += 1
     s.dev_new[p][card] += 1
@@ -856,11 +929,23 @@ def _play_road_building(
 ) -> None:
     _start_dev(s, p, RB_CARD)
     _finish_dev(s, p, RB_CARD, ev)
-    free = min(2, s.pieces[p][ROADS])
-    if free and _road_spots(s, p):  # R-DEV-5: one, or none, if that is all that fits
-        s.free_roads = free
+    # R-DEV-5: up to two roads; fewer when fewer pieces or spots are left.
+    if s.pieces[p][ROADS] and _road_spots(s, p):
+        s.free_roads = 2  # what the card still allows; the pieces may allow fewer
         s.return_phase = s.phase
         s.phase = ROAD_BUILDING
+    return None
+
+
+def _stop_road_building(
+    s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]
+) -> None:
+    _require_turn(s, p, ROAD_BUILDING)
+    _require(s.free_roads == 1, "place the first free road before stopping (R-DEV-5)",
+             "wrong_phase")
+    s.free_roads = 0
+    _resume(s)
+    ev.append(RoadBuildingStopped(p))
     return None
 
 
@@ -920,9 +1005,8 @@ def _roll(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> t
             raise RulesError(f"recorded dice {chance} are not a possible roll", "invalid_log")
     total = d1 + d2
     s.rolls_done += 1
-    if s.rolls_done == 1:
-        s.first_sum = total
     s.rolled = done = s.rolls_done >= s.info.rolls_per_turn
+    s.first_sum = 0 if done else total  # R-2P-3: what the second roll must differ from
     after = MAIN if done else PRE_ROLL
     s.last_roll = (d1, d2)
     ev.append(DiceRolled(p, (d1, d2)))
@@ -1028,11 +1112,11 @@ def _move_robber(
     players = s.settings.players  # neutral players hold no cards (R-2P-4)
     victims = sorted({no[n] for n in HEX_NODES[h] if 0 <= no[n] < players and no[n] != p})
     if not victims:
-        s.phase = s.return_phase
+        _resume(s)
         return None
     if len(victims) == 1:
         out = _take_card(s, p, victims[0], chance, ev)
-        s.phase = s.return_phase
+        _resume(s)
         return out
     s.steal_from = tuple(victims)
     s.phase = STEAL
@@ -1047,7 +1131,7 @@ def _steal(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> 
              "bad_victim")
     out = _take_card(s, p, a.victim, chance, ev)
     s.steal_from = ()
-    s.phase = s.return_phase
+    _resume(s)
     return out
 
 
@@ -1083,8 +1167,6 @@ def _maritime(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) 
     give, get = a.give, a.get
     _require(0 <= give < 5 and 0 <= get < 5, "no such resource", "bad_resource")
     _require(give != get, "trade for a different resource", "bad_trade")
-    _require(not (s.built and s.info.strict),
-             "no trading after building this turn (R-OPT-4)", "trade_closed")
     ratio = s.ratios[p][give]
     hand = s.hands[p]
     _require(hand[give] >= ratio, f"you need {ratio} of that resource (R-TRADE-3)",
@@ -1112,7 +1194,7 @@ def _offer(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> 
     assert isinstance(a, OfferTrade)
     _require_turn(s, p, MAIN)
     _require(not (s.built and s.info.strict),
-             "no trading after building this turn (R-OPT-4)", "trade_closed")
+             "no domestic trade after building this turn (R-OPT-4)", "trade_closed")
     _check_terms(a.give, a.get)
     _require(_covers(s.hands[p], a.give), "you do not hold the cards you offer",
              "cannot_afford")
@@ -1124,6 +1206,9 @@ def _offer(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> 
     else:
         targets = tuple(q for q in range(n) if q != p)
     status = tuple(0 if q in targets else -1 for q in range(n))
+    if s.proposals:  # the offer answers the proposals of the seats it addresses
+        for q in targets:
+            s.proposals.pop(q, None)
     s.trade = Trade(p, a.give, a.get, status, (None,) * n)
     s.phase = TRADE
     ev.append(TradeOffered(p, a.give, a.get, targets))
@@ -1247,6 +1332,11 @@ def _start_turn(s: GameState, seat: int, ev: list[Event]) -> None:
     s.rolls_done = 0
     s.first_sum = 0
     s.built = False
+    if s.proposals:  # R-TRADE-2: proposals end with the turn
+        s.proposals = {}
+    made = s.proposals_made
+    if any(made):
+        s.proposals_made = [0] * len(made)
     if s.info.two_player:
         s.token_used = False
         s.knight_discarded = False
@@ -1260,16 +1350,20 @@ def _start_turn(s: GameState, seat: int, ev: list[Event]) -> None:
     if s.vp[seat] + s.dev_hand[seat][VICTORY_POINT] >= s.settings.vp_target:
         _end_game(s, seat, ev)  # R-WIN-2
     elif s.settings.turn_cap and s.turn > s.settings.turn_cap:
-        _end_game(s, -1, ev)
+        _end_game(s, None, ev)
 
 
-def _end_game(s: GameState, winner: int, ev: list[Event]) -> None:
+def _end_game(s: GameState, winner: int | None, ev: list[Event]) -> None:
     s.phase = GAME_OVER
     s.winner = winner
+    s.return_phase = s.neutral_return = MAIN  # nothing left to return to
+    s.free_roads = 0  # (a game can end on a free road: Longest Road)
+    if s.proposals:
+        s.proposals = {}
     n = s.settings.players
     ev.append(
         GameOver(
-            None if winner < 0 else winner,
+            winner,
             tuple(s.vp[q] + s.dev_hand[q][VICTORY_POINT] for q in range(n)),
             tuple(s.dev_hand[q][VICTORY_POINT] for q in range(n)),
         )
@@ -1453,9 +1547,7 @@ def _check_token_action(s: GameState, p: int) -> None:
 def _token_forced_trade(
     s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]
 ) -> tuple[int, ...]:
-    _check_token_action(s, p)
-    _require(not (s.built and s.info.strict),
-             "no trading after building this turn (R-OPT-4)", "trade_closed")
+    _check_token_action(s, p)  # a trade-token action, not a negotiation: R-OPT-4 allows it
     q = 1 - p
     theirs = s.hands[q]
     k = min(2, sum(theirs))
@@ -1554,6 +1646,74 @@ def _discard_knight(s: GameState, p: int, a: Action, chance: Chance, ev: list[Ev
     return None
 
 
+# --- proposals to the current player (R-TRADE-2) ------------------------------------
+
+
+def _propose(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> None:
+    assert isinstance(a, ProposeTrade)
+    if p == s.current:
+        raise IllegalAction("the current player offers with offer_trade", "bad_trade")
+    _require(s.phase == MAIN, "a proposal goes to the current player in its main phase, "
+             "after the roll (R-TRADE-2)", "wrong_phase")
+    _require(not (s.built and s.info.strict),
+             "no domestic trade after building this turn (R-OPT-4)", "trade_closed")
+    _require(p not in s.proposals, "your proposal is still open: withdraw it first",
+             "proposal_limit")
+    _require(s.proposals_made[p] < MAX_PROPOSALS,
+             f"at most {MAX_PROPOSALS} proposals a turn (R-TRADE-2)", "proposal_limit")
+    _check_terms(a.give, a.get)
+    _require(_covers(s.hands[p], a.give), "you do not hold the cards you offer",
+             "cannot_afford")
+    s.proposals[p] = (a.give, a.get)
+    s.proposals_made[p] += 1
+    ev.append(TradeProposed(p, a.give, a.get))
+    return None
+
+
+def _open_proposal(s: GameState, q: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    terms = s.proposals.get(q)
+    if terms is None:
+        raise IllegalAction(f"seat {q} has no open proposal", "bad_trade")
+    return terms
+
+
+def _accept_proposal(s: GameState, p: int, a: Action, chance: Chance,
+                     ev: list[Event]) -> None:
+    assert isinstance(a, AcceptProposal)
+    _require_turn(s, p, MAIN)
+    q = a.seat
+    give, get = _open_proposal(s, q)  # from q's side
+    mine, theirs = s.hands[p], s.hands[q]
+    _require(_covers(mine, get), "you do not hold the cards asked for", "cannot_afford")
+    _require(_covers(theirs, give), "the proposer no longer holds the cards offered",
+             "bad_trade")
+    for r in range(5):
+        mine[r] += give[r] - get[r]
+        theirs[r] += get[r] - give[r]
+    del s.proposals[q]
+    ev.append(TradeCompleted(p, q, _five(get), _five(give)))
+    return None
+
+
+def _reject_proposal(s: GameState, p: int, a: Action, chance: Chance,
+                     ev: list[Event]) -> None:
+    assert isinstance(a, RejectProposal)
+    _require_turn(s, p, MAIN)
+    _open_proposal(s, a.seat)
+    del s.proposals[a.seat]
+    ev.append(ProposalRejected(a.seat))
+    return None
+
+
+def _withdraw_proposal(s: GameState, p: int, a: Action, chance: Chance,
+                       ev: list[Event]) -> None:
+    if p not in s.proposals:
+        raise NotYourTurn(f"seat {p} has no open proposal to withdraw")
+    del s.proposals[p]
+    ev.append(ProposalWithdrawn(p))
+    return None
+
+
 _HANDLERS: dict[type[Action], Handler] = {
     BuildRoad: _build_road,
     BuildSettlement: _build_settlement,
@@ -1581,4 +1741,9 @@ _HANDLERS: dict[type[Action], Handler] = {
     TokenRobberHome: _token_robber_home,
     GiveBack: _give_back,
     DiscardKnight: _discard_knight,
+    StopRoadBuilding: _stop_road_building,
+    ProposeTrade: _propose,
+    AcceptProposal: _accept_proposal,
+    RejectProposal: _reject_proposal,
+    WithdrawProposal: _withdraw_proposal,
 }

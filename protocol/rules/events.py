@@ -222,6 +222,41 @@ class TradeCancelled(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class TradeProposed(Event):
+    """Seat ``seat`` (not on turn) proposes a trade to the current player;
+    ``give``/``get`` are from the proposing seat's side (R-TRADE-2)."""
+
+    seat: int
+    give: Cards
+    get: Cards
+    name: ClassVar[str] = "trade_proposed"
+
+
+@dataclass(frozen=True, slots=True)
+class ProposalRejected(Event):
+    """The current player declined ``seat``'s proposal."""
+
+    seat: int
+    name: ClassVar[str] = "proposal_rejected"
+
+
+@dataclass(frozen=True, slots=True)
+class ProposalWithdrawn(Event):
+    """Seat ``seat`` took its proposal back."""
+
+    seat: int
+    name: ClassVar[str] = "proposal_withdrawn"
+
+
+@dataclass(frozen=True, slots=True)
+class RoadBuildingStopped(Event):
+    """``seat`` placed no more free roads of its Road Building card (R-DEV-5)."""
+
+    seat: int
+    name: ClassVar[str] = "road_building_stopped"
+
+
+@dataclass(frozen=True, slots=True)
 class LongestRoadChanged(Event):
     holder: int | None
     length: int
@@ -314,9 +349,33 @@ EVENT_TYPES: dict[str, type[Event]] = {
         DevCardPlayed, YearOfPlentyTaken, MonopolyTaken, MaritimeTraded, TradeOffered,
         TradeAnswered, TradeCountered, TradeCompleted, TradeCancelled, LongestRoadChanged,
         LargestArmyChanged, GameOver, TokensGained, TokensSpent, ForcedTradeDrawn, GaveBack,
-        KnightDiscarded,
+        KnightDiscarded, TradeProposed, ProposalRejected, ProposalWithdrawn,
+        RoadBuildingStopped,
     )
 }
+
+
+def event_from_dict(d: object) -> Event | None:
+    """An event from its plain form (``to_dict``, as received over the wire), or
+    None when it is not a known event with the fields of its type (a newer
+    server's event: clients skip those)."""
+    if not isinstance(d, dict):
+        return None
+    kind = d.get("type")
+    cls = EVENT_TYPES.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        return None
+    names = field_names(cls)
+    try:
+        return cls(**{k: _frozen(d[k]) for k in names})
+    except (KeyError, TypeError):
+        return None
+
+
+def _frozen(v: object) -> object:
+    if isinstance(v, list | tuple):
+        return tuple(_frozen(x) for x in v)
+    return v
 
 
 def redact(events: list[Event], seat: int | None) -> list[Event]:

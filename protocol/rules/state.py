@@ -9,12 +9,15 @@ search bots.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any
 
 from .actions import action_from_dict
 from .board import (
+    EDGE_NODES,
+    HARBOR_EDGES,
     HEX_NODES,
     NODE_HEXES,
     NUM_EDGES,
@@ -68,6 +71,9 @@ where hexes 10, 11 and 15 meet (the east): point-symmetric through the
 centre, inland, three land hexes each."""
 TOKEN_STOCK = 20
 TOKENS_START = 5
+MAX_PROPOSALS = 3
+"""R-TRADE-2: trade proposals one seat may make to the current player in one turn
+(at most one of them open at a time), so that nobody can flood the current player."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +180,7 @@ class BoardInfo:
     because the hot paths read them on every action."""
 
     __slots__ = ("board", "node_harbor", "production", "desert", "two_player", "strict",
-                 "rolls_per_turn")
+                 "rolls_per_turn", "harbor_rows")
 
     def __init__(self, board: Board, settings: Settings | None = None) -> None:
         settings = settings or Settings()
@@ -190,6 +196,10 @@ class BoardInfo:
                 prod[n].append((h, board.terrain[h], HEX_NODES[h]))
         self.production = tuple(tuple(x) for x in prod)
         self.desert = board.desert
+        self.harbor_rows = tuple(
+            (e, EDGE_NODES[e][0], EDGE_NODES[e][1], kind)
+            for e, kind in zip(HARBOR_EDGES, board.harbors, strict=True))
+        """The harbors as the view lists them: (edge, node, node, type)."""
 
 
 def add_production_node(s: GameState, node: int) -> None:
@@ -232,6 +242,16 @@ def entry_from_dict(d: Any) -> LogEntry:
     return (d[0], action_from_dict(d[1]), None if outcome is None else tuple(outcome))
 
 
+SnapshotLoader = Callable[[dict[str, Any]], "GameState"]
+_snapshot_loader: SnapshotLoader | None = None
+
+
+def set_snapshot_loader(loader: SnapshotLoader) -> None:
+    """Install what :meth:`GameState.from_dict` loads and checks snapshots with."""
+    global _snapshot_loader
+    _snapshot_loader = loader
+
+
 class GameState:
     """The full state of one game. Mutated only by :func:`protocol.rules.apply`."""
 
@@ -243,7 +263,7 @@ class GameState:
         "rolled", "free_roads", "return_phase", "steal_from", "trade", "winner", "last_roll",
         "vp", "prod_nodes", "tokens", "token_stock", "token_used", "knight_discarded", "dev_out",
         "rolls_done", "first_sum", "neutral_return", "give_back", "built", "pending_harbors",
-        "log",
+        "proposals", "proposals_made", "log",
     )
 
     settings: Settings
@@ -280,7 +300,7 @@ class GameState:
     return_phase: int
     steal_from: tuple[int, ...]
     trade: Trade | None
-    winner: int
+    winner: int | None
     last_roll: tuple[int, int] | None
     vp: list[int]
     prod_nodes: list[tuple[tuple[int, int, int], ...]]
@@ -295,6 +315,8 @@ class GameState:
     give_back: int
     built: bool
     pending_harbors: list[tuple[int, int]]
+    proposals: dict[int, tuple[tuple[int, ...], tuple[int, ...]]]
+    proposals_made: list[int]
     log: list[LogEntry] | None
 
     @property
@@ -365,6 +387,8 @@ class GameState:
         c.give_back = self.give_back
         c.built = self.built
         c.pending_harbors = self.pending_harbors[:]
+        c.proposals = dict(self.proposals) if self.proposals else {}
+        c.proposals_made = self.proposals_made[:]
         c.log = list(self.log) if keep_log and self.log is not None else None
         return c
 
@@ -421,6 +445,9 @@ class GameState:
             "give_back": self.give_back,
             "built": self.built,
             "pending_harbors": [list(x) for x in self.pending_harbors],
+            "proposals": [[q, list(give), list(get)]
+                          for q, (give, get) in sorted(self.proposals.items())],
+            "proposals_made": self.proposals_made[:],
         }
         if include_log:
             d["log"] = None if self.log is None else [entry_to_dict(e) for e in self.log]
@@ -428,69 +455,34 @@ class GameState:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> GameState:
-        s = cls.__new__(cls)
-        s.settings = Settings.from_dict(d["settings"])
-        s.info = BoardInfo(Board.from_dict(d["board"]), s.settings)
-        s.seed = d["seed"]
-        s.rng = Rng(0)
-        s.rng.state = d["rng"]
-        s.phase = PHASE_NAMES.index(d["phase"])
-        s.current = d["current"]
-        s.first_seat = d["first_seat"]
-        s.turn = d["turn"]
-        s.setup_step = d["setup_step"]
-        s.setup_node = d["setup_node"]
-        s.hands = [list(h) for h in d["hands"]]
-        s.bank = list(d["bank"])
-        s.dev_deck = list(d["dev_deck"])
-        s.dev_hand = [list(h) for h in d["dev_hand"]]
-        s.dev_new = [list(h) for h in d["dev_new"]]
-        s.dev_played = d["dev_played"]
-        s.knights = list(d["knights"])
-        s.node_owner = list(d["node_owner"])
-        s.node_level = list(d["node_level"])
-        s.edge_owner = list(d["edge_owner"])
-        s.robber = d["robber"]
-        s.lr_holder = d["lr_holder"]
-        s.road_len = list(d["road_len"])
-        s.la_holder = d["la_holder"]
-        s.discard_owed = list(d["discard_owed"])
-        s.rolled = d["rolled"]
-        s.free_roads = d["free_roads"]
-        s.return_phase = PHASE_NAMES.index(d["return_phase"])
-        s.steal_from = tuple(d["steal_from"])
-        s.trade = None if d["trade"] is None else Trade.from_dict(d["trade"])
-        s.winner = d["winner"]
-        s.last_roll = None if d["last_roll"] is None else (d["last_roll"][0], d["last_roll"][1])
-        s.tokens = list(d["tokens"])
-        s.token_stock = d["token_stock"]
-        s.token_used = d["token_used"]
-        s.knight_discarded = d["knight_discarded"]
-        s.dev_out = list(d["dev_out"])
-        s.rolls_done = d["rolls_done"]
-        s.first_sum = d["first_sum"]
-        s.neutral_return = PHASE_NAMES.index(d["neutral_return"])
-        s.give_back = d["give_back"]
-        s.built = d["built"]
-        s.pending_harbors = [(x[0], x[1]) for x in d["pending_harbors"]]
-        log = d.get("log")
-        s.log = None if log is None else [entry_from_dict(e) for e in log]
-        s.rebuild_derived()
-        return s
+        """Load a snapshot written by :meth:`to_dict` (any earlier format too).
+
+        The snapshot is hostile data: every field is type-checked, every derived
+        fact (road lists, pieces, harbor ratios, VP, road lengths, the Longest
+        Road and Largest Army holders, the production index, the set-up step,
+        the possible victims) is recomputed from the primary facts, and a
+        snapshot whose facts contradict each other (cards that do not add up to
+        the bank's 19, a trade by a seat not on turn, ...) is refused with a
+        :class:`RulesError` (code ``bad_position``) that says what is wrong.
+        The checking lives in :mod:`protocol.rules.check`, which registers
+        itself here (:func:`set_snapshot_loader`) when the package is imported.
+        """
+        if _snapshot_loader is None:
+            raise RulesError("no snapshot loader: import protocol.rules", "bad_position")
+        return _snapshot_loader(d)
 
     def rebuild_derived(self) -> None:
-        """Recompute road lists, reach sets, harbor ratios, pieces and VP from
-        the position (used after loading; also a from-scratch check in tests)."""
+        """Recompute road lists, reach sets, harbor ratios, pieces, the production
+        index and VP from the position and the current holders (used after
+        loading; also a from-scratch check in tests)."""
         n = self.settings.players
         owners = self.settings.owners
         self.roads = [[] for _ in range(owners)]
         self.reach = [set() for _ in range(owners)]
         self.pieces = [list(PIECES) for _ in range(owners)]
         self.ratios = [[4] * 5 for _ in range(n)]
-        self.vp = [0] * owners
         pending = set(self.pending_harbors)
         self.prod_nodes = [()] * 13
-        from .board import EDGE_NODES
 
         for e in range(NUM_EDGES):
             o = self.edge_owner[e]
@@ -507,12 +499,19 @@ class GameState:
                 add_production_node(self, node)
             if self.node_level[node] == 1:
                 self.pieces[o][SETTLEMENTS] -= 1
-                self.vp[o] += 1
             else:
                 self.pieces[o][CITIES] -= 1
-                self.vp[o] += 2
             if o < n and (o, node) not in pending:
                 apply_harbor(self.ratios[o], self.info.node_harbor[node])
+        self.recount_vp()
+
+    def recount_vp(self) -> None:
+        """Public VP of every owner from the buildings and the special cards."""
+        self.vp = [0] * self.settings.owners
+        for node in range(NUM_NODES):
+            o = self.node_owner[node]
+            if o >= 0:
+                self.vp[o] += 1 if self.node_level[node] == 1 else 2
         if self.lr_holder >= 0:
             self.vp[self.lr_holder] += 2
         if self.la_holder >= 0:

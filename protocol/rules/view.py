@@ -13,7 +13,7 @@ from typing import Any
 
 from .actions import Action
 from .board import NUM_NODES
-from .engine import legal_actions, to_act
+from .engine import legal_actions, may_propose, to_act
 from .state import (
     DEV_CARDS,
     KNIGHT,
@@ -55,18 +55,24 @@ def observe(s: GameState, seat: int | None,
             "pieces": pieces[q][:],
             "discard_owed": s.discard_owed[q],
             "tokens": s.tokens[q],
+            "proposals_made": s.proposals_made[q],
         }
         for q in range(n)
     ]
     trade = None
     if s.trade is not None:
         trade = s.trade.to_dict()
+    proposals: list[Any] = [None] * n
+    if s.proposals:
+        for q, (give, get) in s.proposals.items():
+            proposals[q] = [list(give), list(get)]
     view: dict[str, Any] = {
         "seat": seat,
         "players": n,
         "vp_target": s.settings.vp_target,
         "settings": s.settings.to_dict(),
         "board": s.board.to_dict(),
+        "harbors": [list(h) for h in s.info.harbor_rows],
         "robber": s.robber,
         "buildings": [[node, owner, level] for node, owner, level
                       in zip(_NODES, s.node_owner, s.node_level, strict=True) if owner >= 0],
@@ -82,6 +88,7 @@ def observe(s: GameState, seat: int | None,
         "setup_node": s.setup_node if s.phase == Phase.SETUP_ROAD else None,
         "steal_from": list(s.steal_from),
         "trade": trade,
+        "proposals": proposals,
         "bank": s.bank[:],
         "dev_deck": sum(s.dev_deck),
         "dev_out": s.dev_out[:],
@@ -98,7 +105,8 @@ def observe(s: GameState, seat: int | None,
         "rolls_done": s.rolls_done,
         "give_back": s.give_back,
         "built": s.built,
-        "winner": None if s.winner < 0 else s.winner,
+        "pending_harbors": [[q, node] for q, node in s.pending_harbors],
+        "winner": s.winner,
         "final_scores": [s.total_vp(q) for q in range(n)] if over else None,
         "you": None,
     }
@@ -117,5 +125,6 @@ def observe(s: GameState, seat: int | None,
             "vp_total": s.total_vp(seat),
             "vp_cards": dev_hand[seat][VICTORY_POINT],
             "ratios": s.ratios[seat][:],
+            "may_propose": may_propose(s, seat),
         }
     return view

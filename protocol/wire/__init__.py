@@ -9,6 +9,7 @@ from .connection import Connection, ConnPhase, encode_message
 from .errors import LocalProtocolError, ProtocolError, RemoteProtocolError
 from .framing import MAX_CLIENT_FRAME, MAX_FRAME, FrameDecoder, decode_body, encode_frame
 from .messages import (
+    ACTIONS_SINCE,
     CLIENT,
     ERROR_CODES,
     PROTOCOL_VERSION,
@@ -20,14 +21,15 @@ from .messages import (
     check_settings,
     compatible,
     parse_version,
+    unknown_actions,
     validate,
 )
 from .text import clean_text, clip
 
 __all__ = [
-    "CLIENT", "ERROR_CODES", "MAX_CLIENT_FRAME", "MAX_FRAME", "PROTOCOL_VERSION", "SERVER",
-    "SETTINGS", "SPECS", "VERSION_STRING", "ConnPhase", "Connection", "FrameDecoder",
-    "LocalProtocolError", "Message", "ProtocolError", "RemoteProtocolError", "check_settings",
-    "clean_text", "clip", "compatible", "decode_body", "encode_frame", "encode_message",
-    "parse_version", "validate",
+    "ACTIONS_SINCE", "CLIENT", "ERROR_CODES", "MAX_CLIENT_FRAME", "MAX_FRAME",
+    "PROTOCOL_VERSION", "SERVER", "SETTINGS", "SPECS", "VERSION_STRING", "ConnPhase",
+    "Connection", "FrameDecoder", "LocalProtocolError", "Message", "ProtocolError",
+    "RemoteProtocolError", "check_settings", "clean_text", "clip", "compatible", "decode_body",
+    "encode_frame", "encode_message", "parse_version", "unknown_actions", "validate",
 ]

@@ -13,7 +13,7 @@ from typing import Any
 
 from .errors import ProtocolError
 
-PROTOCOL_VERSION = (1, 2)
+PROTOCOL_VERSION = (1, 3)
 VERSION_STRING = f"{PROTOCOL_VERSION[0]}.{PROTOCOL_VERSION[1]}"
 MAX_NAME = 32
 MAX_CHAT = 300
@@ -154,6 +154,8 @@ SPECS: dict[str, Spec] = {
         "timer_ms": _f("int", "milliseconds left for this decision when the table has a "
                        "turn timer (then the server plays a default action)",
                        optional=True),
+        "propose": _f("bool", "1.3: true when you may also send a propose_trade to the "
+                      "current player now (sent when that becomes possible)", optional=True),
     }),
     "action": Spec(CLIENT, "Your action; the seat is your connection's.", {
         "seq": _f("int", "client sequence number, increasing; a repeat is answered again, "
@@ -331,6 +333,26 @@ def validate(msg: Any, sender: str | None = None) -> Message:
             raise ProtocolError(f"{kind}.{name} must be one of {', '.join(f.choices)}",
                                 "bad_message")
     return msg
+
+
+ACTIONS_SINCE: dict[str, int] = {
+    "stop_road_building": 3,
+    "propose_trade": 3,
+    "accept_proposal": 3,
+    "reject_proposal": 3,
+    "withdraw_proposal": 3,
+}
+"""Engine action types added after 1.0, by the minor version that added them.
+A server lists in ``legal`` only the action types the client's version knows
+(a 1.2 client never sees ``stop_road_building``), so that an older client can
+parse every action it is offered."""
+
+
+def unknown_actions(minor: int) -> frozenset[str] | None:
+    """The action types added since 1.0 that a client of 1.``minor`` does not
+    know (None: it knows them all)."""
+    unknown = frozenset(name for name, since in ACTIONS_SINCE.items() if since > minor)
+    return unknown or None
 
 
 def parse_version(text: str) -> tuple[int, int] | None:

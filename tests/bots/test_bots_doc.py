@@ -6,6 +6,7 @@ import re
 import sys
 import types
 from pathlib import Path
+from typing import Any
 
 from bots import HeuristicBot, RandomBot, play_game
 from protocol.rules import Settings
@@ -29,3 +30,34 @@ def test_the_example_bot_plays_a_game() -> None:
         assert result.scores[0] >= 2
     finally:
         del sys.modules["builder"]
+
+
+def test_the_example_proposer_plays_a_game() -> None:
+    text = DOC.read_text(encoding="utf-8")
+    builder = re.search(r"```python\n(\"\"\"builder\.py.*?)```", text, re.S)
+    proposer = re.search(r"```python\n(\"\"\"proposer\.py.*?)```", text, re.S)
+    assert builder is not None and proposer is not None
+    modules = {}
+    for name, code in (("builder", builder.group(1)), ("proposer", proposer.group(1))):
+        module = types.ModuleType(name)
+        sys.modules[name] = module
+        exec(compile(code, f"{name}.py", "exec"), module.__dict__)
+        modules[name] = module
+    try:
+        bot = modules["proposer"].Proposer(1)
+        asked = []
+        original = bot.propose
+
+        def propose(view: Any) -> Any:
+            action = original(view)
+            asked.append(action)
+            return action
+
+        bot.propose = propose
+        result = play_game([bot, HeuristicBot(2), HeuristicBot(3), HeuristicBot(4)],
+                           Settings(players=4, turn_cap=1000), 9)
+        assert result.decisions > 100
+        assert asked and any(a is not None for a in asked)  # it proposed, legally
+    finally:
+        for name in modules:
+            del sys.modules[name]

@@ -95,6 +95,13 @@ def test_english_wording() -> None:
         ["Aiko steals 1 ore from Dan"]
     assert one({"type": "produced", "gains": [[0] * 5, [2, 0, 0, 0, 1], [0] * 5, [0] * 5],
                 "withheld": []}) == ["Ben gets 2 lumber, 1 ore"]
+    # Proposals go to the player on turn (Aiko, seat 0, in this view).
+    assert one({"type": "trade_proposed", "seat": 2, "give": [0, 0, 1, 0, 0],
+                "get": [0, 0, 0, 0, 1]}) == ["Chie proposes to Aiko: 1 wool for 1 ore"]
+    assert one({"type": "proposal_rejected", "seat": 2}) == ["Aiko declines Chie's proposal"]
+    assert one({"type": "proposal_withdrawn", "seat": 3}) == ["Dan withdraws the proposal"]
+    assert one({"type": "road_building_stopped", "seat": 1}) == [
+        "Ben builds no more free roads"]
     hex_id = 4
     view = m.view
     assert view is not None

@@ -92,6 +92,7 @@ def scenario(players: int = 4, *, current: int = 0, phase: Phase = Phase.MAIN,
     s.current = current
     s.phase = phase.value
     s.rolled = phase != Phase.PRE_ROLL
+    s.rolls_done = 1 if s.rolled else 0
     return s
 
 

@@ -44,6 +44,8 @@ from hypothesis import Phase as HPhase
 from hypothesis import strategies as st
 
 from protocol.rules import (
+    MAX_PROPOSALS,
+    AcceptProposal,
     AcceptTrade,
     Action,
     BuildCity,
@@ -70,13 +72,17 @@ from protocol.rules import (
     PlayMonopoly,
     PlayRoadBuilding,
     PlayYearOfPlenty,
+    ProposeTrade,
+    RejectProposal,
     RejectTrade,
     RollDice,
     RulesError,
     Settings,
     Steal,
+    StopRoadBuilding,
     TokenForcedTrade,
     TokenRobberHome,
+    WithdrawProposal,
     apply,
     legal_actions,
     longest_road,
@@ -242,15 +248,25 @@ class Driver:
         self.trades_done = 0
         self.built = False
 
-    def _trade_attempt(self, seat: int) -> Action | None:
+    def _trade_attempt(self, seat: int) -> tuple[int, Action] | None:
         """A random domestic trade action for ``seat`` (or a random other seat, to
-        try illegal actors), checked against the oracle; the legal one is returned."""
+        try illegal actors; or, in main, a proposal by a seat not on turn),
+        checked against the oracle; the legal one is returned with its actor."""
         s, rnd = self.s, self.rnd
         n = s.settings.players
         actor = seat if rnd.random() < 0.85 else rnd.randrange(n)
+        propose = rnd.random() < 0.35
+        if propose:
+            actor = rnd.randrange(n)
         give, get = random_terms(rnd, s.hands[actor])
         a: Action
-        if s.phase == Phase.MAIN:
+        if propose:  # R-TRADE-2: to the current player, in its main phase
+            a = ProposeTrade(give, get)
+            ok = (s.phase == Phase.MAIN and actor != s.current
+                  and terms_ok(give, get, s.hands[actor])
+                  and actor not in s.proposals and s.proposals_made[actor] < MAX_PROPOSALS
+                  and not (s.built and s.settings.strict_phases))
+        elif s.phase == Phase.MAIN:
             to = None if rnd.random() < 0.6 else rnd.randrange(-1, n + 1)
             a = OfferTrade(give, get, to)
             ok = (actor == s.current and terms_ok(give, get, s.hands[actor])
@@ -274,9 +290,9 @@ class Driver:
         if not valid:
             expect_refused(s, a, actor)
             return None
-        if actor != seat:  # legal, but keep the game's flow simple: only to_act[0] acts
+        if actor != seat and not propose:  # keep the flow simple: only to_act[0] answers
             return None
-        return a
+        return actor, a
 
     def choose(self) -> tuple[int, Action]:
         s, rnd = self.s, self.rnd
@@ -284,9 +300,9 @@ class Driver:
             enrich(s, rnd)
         seat = to_act(s)[0]
         if self.spec.trade_rate and rnd.random() < self.spec.trade_rate:
-            a = self._trade_attempt(seat)
-            if a is not None:
-                return seat, a
+            move = self._trade_attempt(seat)
+            if move is not None:
+                return move
         acts = legal_actions(s, seat)
         assert acts, f"seat {seat} must act in phase {Phase(s.phase).name} but has no action"
         if self.spec.builder:
@@ -515,6 +531,20 @@ def check_invariants(s: GameState) -> None:
         assert owing
         for q in owing:  # R-ROBBER-2
             assert sum(s.hands[q]) >= 8 and s.discard_owed[q] == sum(s.hands[q]) // 2
+    # R-TRADE-2: open proposals are by seats not on turn, after the roll, at
+    # most MAX_PROPOSALS a seat a turn; they end with the turn and, with strict
+    # phases, with the first build (R-OPT-4).
+    for q, (give, get) in s.proposals.items():
+        assert q != s.current and 0 <= q < n and 1 <= s.proposals_made[q] <= MAX_PROPOSALS
+        assert sum(give) and sum(get) and not any(give[r] and get[r] for r in range(5))
+    assert all(0 <= m <= MAX_PROPOSALS for m in s.proposals_made)
+    if s.proposals:
+        assert s.rolled and ph not in (Phase.PRE_ROLL, Phase.DISCARD, Phase.GAME_OVER)
+        assert not (s.built and s.settings.strict_phases)
+    if ph == Phase.PRE_ROLL and not s.rolls_done:
+        assert not s.proposals and not any(s.proposals_made)
+    if ph == Phase.ROAD_BUILDING:
+        assert (StopRoadBuilding() in legal_actions(s, s.current)) == (s.free_roads == 1)
     assert (s.trade is not None) == (ph == Phase.TRADE)
     if s.trade is not None:
         assert s.trade.offerer == s.current and s.trade.status[s.current] == -1
@@ -544,7 +574,7 @@ def check_invariants(s: GameState) -> None:
     if ph == Phase.GAME_OVER:
         assert waiting == ()
         assert all(legal_actions(s, q) == [] for q in range(n))
-        if s.winner >= 0:
+        if s.winner is not None:
             assert s.winner == s.current and s.winner < n
             assert s.total_vp(s.winner) >= s.settings.vp_target
         else:
@@ -552,7 +582,7 @@ def check_invariants(s: GameState) -> None:
     else:
         assert waiting and all(0 <= q < n for q in waiting)
         assert legal_actions(s, waiting[0])
-        assert s.winner == -1
+        assert s.winner is None
         if ph >= Phase.PRE_ROLL:
             assert s.total_vp(s.current) < s.settings.vp_target
 
@@ -857,8 +887,11 @@ def candidate_actions(n: int) -> list[Action]:
     out += [PlayYearOfPlenty(5, 0), PlayYearOfPlenty(0, 5), PlayYearOfPlenty(-1, None)]
     out += [Steal(v) for v in range(-1, n + 1)]
     out += [ConfirmTrade(q) for q in range(-1, n + 1)]
+    out += [AcceptProposal(q) for q in range(-1, n + 1)]
+    out += [RejectProposal(q) for q in range(-1, n + 1)]
     out += [RollDice(), EndTurn(), BuyDevCard(), PlayKnight(), PlayRoadBuilding(),
-            AcceptTrade(), RejectTrade(), CancelTrade()]
+            AcceptTrade(), RejectTrade(), CancelTrade(), StopRoadBuilding(),
+            WithdrawProposal()]
     return out
 
 
@@ -900,7 +933,9 @@ def check_perft(s: GameState, rnd: random.Random) -> None:
         listed = legal_actions(s, seat)
         assert len(set(listed)) == len(listed), "duplicate legal actions"
         if seat not in waiting and not (s.phase == Phase.TRADE and seat == s.current):
-            assert listed == [], f"seat {seat} is not to act but has {listed[:3]}"
+            # A proposer owes nothing but may take its proposal back (R-TRADE-2).
+            expected = [WithdrawProposal()] if seat in s.proposals else []
+            assert listed == expected, f"seat {seat} is not to act but has {listed[:3]}"
         for a in listed:
             try:
                 validate(s, a, seat)

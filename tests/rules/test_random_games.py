@@ -66,7 +66,7 @@ def check_end(s: GameState, last: list[Event], seed: int) -> bool:
     n = s.settings.players
     assert ev.scores == tuple(s.total_vp(q) for q in range(n))
     assert ev.vp_cards == tuple(s.dev_hand[q][4] for q in range(n))
-    if s.winner >= 0:
+    if s.winner is not None:
         assert ev.winner == s.winner == s.current
         assert s.total_vp(s.winner) >= s.settings.vp_target  # R-WIN-1
         return True
@@ -119,7 +119,7 @@ def test_10000_games_end_slow(players: int) -> None:
 def test_a_small_turn_cap_ends_games_without_winner() -> None:
     for seed in range(20):
         s, last = play_random_game(4, seed, turn_cap=3)
-        assert s.winner == -1
+        assert s.winner is None
         check_end(s, last, seed)
 
 

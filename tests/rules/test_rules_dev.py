@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from protocol.rules import (
+    BuildNeutralRoad,
     BuildRoad,
+    BuildSettlement,
     BuyDevCard,
     EndTurn,
     GameState,
@@ -16,6 +18,7 @@ from protocol.rules import (
     PlayYearOfPlenty,
     RollDice,
     Steal,
+    StopRoadBuilding,
     apply,
     legal_actions,
     observe,
@@ -25,6 +28,7 @@ from protocol.rules.events import (
     DevCardPlayed,
     GameOver,
     MonopolyTaken,
+    RoadBuildingStopped,
     RoadBuilt,
     RobberMoved,
     Stolen,
@@ -48,7 +52,9 @@ from .helpers import (
     give_dev,
     of_type,
     path,
+    roll,
     scenario,
+    two_player,
 )
 
 
@@ -238,6 +244,61 @@ def test_road_building_places_two_free_roads_R_DEV_5() -> None:
     assert s.hands[0] == [0] * 5
     assert s.bank == [19] * 5
     assert s.pieces[0][0] == 13
+
+
+def test_road_building_may_stop_after_the_first_road_R_DEV_5() -> None:
+    # 「道を2本まで造れます」: up to two roads; the second may be declined.
+    s = scenario()
+    build(s, 0, settlements=[7], roads=[edge(7, 3)])
+    give_dev(s, 0, ROAD_BUILDING)
+    give(s, 0, cards(lumber=2, brick=2, wool=1, grain=1))
+    apply(s, PlayRoadBuilding(), 0)
+    assert StopRoadBuilding() not in legal_actions(s, 0)  # the first road comes first
+    assert_illegal(s, StopRoadBuilding(), 0, "wrong_phase")
+    assert observe(s, 0)["free_roads"] == 2
+    apply(s, BuildRoad(edge(7, 12)), 0)
+    assert observe(s, 0)["free_roads"] == 1
+    legal = legal_actions(s, 0)
+    assert legal[-1] == StopRoadBuilding()
+    assert all(isinstance(a, BuildRoad) for a in legal[:-1])
+    assert isinstance(assert_illegal(s, StopRoadBuilding(), 1), NotYourTurn)
+    assert apply(s, StopRoadBuilding(), 0) == [RoadBuildingStopped(0)]
+    assert s.phase == Phase.MAIN and s.free_roads == 0
+    assert s.pieces[0][0] == 13
+    # The turn goes on as usual: a paid road, a settlement on the new road, the end.
+    apply(s, BuildRoad(edge(12, 17)), 0)
+    apply(s, BuildSettlement(17), 0)
+    assert s.hands[0] == [0, 0, 0, 0, 0]
+    assert_illegal(s, StopRoadBuilding(), 0, "wrong_phase")
+    apply(s, EndTurn(), 0)
+
+
+def test_road_building_stopped_before_the_roll_R_DEV_5() -> None:
+    s = scenario(phase=Phase.PRE_ROLL)
+    build(s, 0, settlements=[7])
+    give_dev(s, 0, ROAD_BUILDING)
+    apply(s, PlayRoadBuilding(), 0)
+    apply(s, BuildRoad(edge(7, 12)), 0)
+    apply(s, StopRoadBuilding(), 0)
+    assert s.phase == Phase.PRE_ROLL
+    assert legal_actions(s, 0) == [RollDice()]  # one card a turn (R-DEV-2)
+    roll(s, 6)
+    assert s.phase == Phase.MAIN
+
+
+def test_road_building_stop_in_the_two_player_game_R_DEV_5() -> None:
+    s = two_player()
+    build(s, 0, settlements=[8])
+    give_dev(s, 0, ROAD_BUILDING)
+    apply(s, PlayRoadBuilding(), 0)
+    apply(s, BuildRoad(edge(8, 12)), 0)
+    assert s.phase == Phase.NEUTRAL_ROAD  # R-2P-4: a neutral road after each road
+    assert StopRoadBuilding() not in legal_actions(s, 0)
+    apply(s, BuildNeutralRoad(2, edge(22, 16)), 0)
+    assert s.phase == Phase.ROAD_BUILDING
+    assert StopRoadBuilding() in legal_actions(s, 0)
+    apply(s, StopRoadBuilding(), 0)
+    assert s.phase == Phase.MAIN
 
 
 def test_road_building_follows_the_road_rules_R_DEV_5() -> None:

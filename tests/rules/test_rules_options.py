@@ -12,6 +12,7 @@ from typing import TypeVar
 import pytest
 
 from protocol.rules import (
+    AcceptProposal,
     AcceptTrade,
     Action,
     BuildCity,
@@ -29,12 +30,15 @@ from protocol.rules import (
     Phase,
     PlayRoadBuilding,
     PlayYearOfPlenty,
+    ProposeTrade,
+    RejectProposal,
     Settings,
     TokenForcedTrade,
     TokenRobberHome,
     apply,
     generate_board,
     legal_actions,
+    may_propose,
     new_game,
     observe,
     validate,
@@ -64,6 +68,7 @@ from protocol.rules.rng import Rng
 from .helpers import (
     CITY_COST,
     DEV_COST,
+    KNIGHT,
     ROAD_BUILDING,
     ROAD_COST,
     SETTLEMENT_COST,
@@ -389,24 +394,52 @@ BUILDS: dict[str, tuple[tuple[int, int, int, int, int], Action]] = {
 
 
 @pytest.mark.parametrize("kind", sorted(BUILDS))
-def test_no_trade_after_build_R_OPT_4(kind: str) -> None:
+def test_no_domestic_trade_after_build_R_OPT_4(kind: str) -> None:
     cost, action = BUILDS[kind]
     s = _builder(Settings(strict_phases=True))
     give(s, 0, cost)
     offer = OfferTrade(cards(wool=1), cards(ore=1), 1)
+    proposal = ProposeTrade(cards(ore=1), cards(wool=1))
     assert MaritimeTrade(WOOL, LUMBER) in legal_actions(s, 0)
     validate(s, offer, 0)
+    validate(s, proposal, 1)
     assert not s.built
     apply(s, action, 0)
     assert s.built
-    assert not any(isinstance(a, MaritimeTrade) for a in legal_actions(s, 0))
-    assert_illegal(s, MaritimeTrade(WOOL, LUMBER), 0, "trade_closed")
     assert_illegal(s, offer, 0, "trade_closed")
+    assert_illegal(s, proposal, 1, "trade_closed")
+    assert not may_propose(s, 1)
     assert observe(s, 0)["built"] is True
+    # Maritime trade (貿易) stays open: sea3D forbids only negotiation (交渉).
+    assert MaritimeTrade(WOOL, LUMBER) in legal_actions(s, 0)
+    apply(s, MaritimeTrade(WOOL, LUMBER), 0)
     # Building goes on.
     give(s, 0, ROAD_COST)
     apply(s, BuildRoad(edge(8, 4)), 0)
     assert EndTurn() in legal_actions(s, 0)
+
+
+def test_maritime_trade_after_build_R_OPT_4() -> None:
+    s = _builder(Settings(strict_phases=True))
+    give(s, 0, SETTLEMENT_COST)
+    apply(s, BuildSettlement(7), 0)
+    assert s.built
+    assert {a for a in legal_actions(s, 0) if isinstance(a, MaritimeTrade)} == {
+        MaritimeTrade(WOOL, r) for r in (LUMBER, 1, GRAIN, ORE)}
+    apply(s, MaritimeTrade(WOOL, ORE), 0)
+    assert s.hands[0][ORE] == 1 and s.hands[0][WOOL] == 0
+
+
+def test_build_closes_open_proposals_R_OPT_4() -> None:
+    s = _builder(Settings(strict_phases=True))
+    apply(s, ProposeTrade(cards(ore=1), cards(wool=1)), 1)
+    assert AcceptProposal(1) in legal_actions(s, 0)
+    give(s, 0, ROAD_COST)
+    apply(s, BuildRoad(edge(8, 13)), 0)
+    assert s.proposals == {}
+    assert observe(s, 1)["proposals"] == [None] * 4
+    assert not any(isinstance(a, AcceptProposal | RejectProposal) for a in legal_actions(s, 0))
+    assert_illegal(s, AcceptProposal(1), 0, "bad_trade")
 
 
 def test_trade_then_build_is_fine_R_OPT_4() -> None:
@@ -463,24 +496,28 @@ def test_trade_after_build_allowed_without_the_option_R_OPT_4() -> None:
     validate(s, OfferTrade(cards(lumber=1), cards(ore=1), 1), 0)
 
 
-def test_forced_trade_closed_after_build_robber_home_open_R_OPT_4() -> None:
+def test_forced_trade_stays_open_after_build_R_OPT_4() -> None:
+    # A forced trade is a trade-token action, not a negotiation (交渉): strict
+    # phases leave it open, like maritime trade.
     s = two_player(strict_phases=True)
     build(s, 0, settlements=[8])
     give(s, 0, ROAD_COST)
     give(s, 1, cards(ore=2))
     s.robber = 4
     s.knights[0] = 1
+    s.dev_out[KNIGHT] = 1
     names = {a.name for a in legal_actions(s, 0)}
     assert {"token_forced_trade", "token_robber_home"} <= names
     apply(s, BuildRoad(edge(8, 4)), 0)
     apply(s, BuildNeutralRoad(2, edge(22, 16)), 0)
     assert s.phase == Phase.MAIN and s.built
     names = {a.name for a in legal_actions(s, 0)}
-    assert "token_forced_trade" not in names
-    assert {"token_robber_home", "discard_knight"} <= names
-    assert_illegal(s, TokenForcedTrade(), 0, "trade_closed")
-    events = apply(s, TokenRobberHome(), 0)
-    assert events[0] == TokensSpent(0, 2, "robber_home")  # 1 VP to 0: ahead
+    assert {"token_forced_trade", "token_robber_home", "discard_knight"} <= names
+    events = apply(s, TokenForcedTrade(), 0, chance=(ORE, ORE))
+    assert events[0] == TokensSpent(0, 2, "forced_trade")  # 1 VP to 0: ahead
+    apply(s, GiveBack(cards(ore=2)), 0)
+    assert s.phase == Phase.MAIN
+    assert_illegal(s, TokenRobberHome(), 0, "token_limit")
     apply(s, DiscardKnight(), 0)
     assert s.tokens[0] == 5
 

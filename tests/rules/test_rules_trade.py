@@ -3,21 +3,29 @@
 from __future__ import annotations
 
 from protocol.rules import (
+    MAX_PROPOSALS,
+    AcceptProposal,
     AcceptTrade,
     BuildCity,
     BuildSettlement,
     CancelTrade,
     ConfirmTrade,
     CounterOffer,
+    EndTurn,
     GameState,
     IllegalAction,
     MaritimeTrade,
     NotYourTurn,
     OfferTrade,
     Phase,
+    PlayKnight,
+    ProposeTrade,
+    RejectProposal,
     RejectTrade,
+    WithdrawProposal,
     apply,
     legal_actions,
+    may_propose,
     observe,
     to_act,
     validate,
@@ -25,23 +33,30 @@ from protocol.rules import (
 from protocol.rules.board import BRICK, GRAIN, LUMBER, ORE, WOOL
 from protocol.rules.events import (
     MaritimeTraded,
+    ProposalRejected,
+    ProposalWithdrawn,
     TradeAnswered,
     TradeCancelled,
     TradeCompleted,
     TradeCountered,
     TradeOffered,
+    TradeProposed,
 )
 
 from .helpers import (
     CITY_COST,
+    KNIGHT,
     SETTLEMENT_COST,
     assert_illegal,
     build,
     cards,
     check_conservation,
     give,
+    give_dev,
     path,
+    roll,
     scenario,
+    two_player,
 )
 
 
@@ -273,3 +288,170 @@ def test_hand_sizes_public_contents_private_R_TRADE_5() -> None:
     assert observe(s, 2)["trade"]["give"] == [1, 0, 0, 0, 0]
     assert "hands" not in observe(s, 2)
     validate(s, AcceptTrade(), 1)
+
+
+# --- proposals to the current player (R-TRADE-2: "either side may propose") ---------
+
+
+def test_seat_off_turn_proposes_to_the_current_player_R_TRADE_2() -> None:
+    s = _traders()
+    assert may_propose(s, 1) and not may_propose(s, 0)
+    # From seat 1's side: 1 wool for 1 brick.
+    events = apply(s, ProposeTrade(cards(wool=1), cards(brick=1)), 1)
+    assert events == [TradeProposed(1, cards(wool=1), cards(brick=1))]
+    assert s.phase == Phase.MAIN and to_act(s) == (0,)
+    assert observe(s, 2)["proposals"] == [None, [list(cards(wool=1)), list(cards(brick=1))],
+                                          None, None]
+    assert observe(s, 2)["seats"][1]["proposals_made"] == 1
+    legal = legal_actions(s, 0)
+    assert AcceptProposal(1) in legal and RejectProposal(1) in legal
+    assert legal[-1] == EndTurn()
+    events = apply(s, AcceptProposal(1), 0)
+    assert events == [TradeCompleted(0, 1, cards(brick=1), cards(wool=1))]
+    assert s.hands[0] == list(cards(lumber=2, brick=1, wool=1))
+    assert s.hands[1] == list(cards(wool=1, brick=1))
+    assert s.proposals == {}
+    check_conservation(s)
+
+
+def test_current_player_rejects_a_proposal_R_TRADE_2() -> None:
+    s = _traders()
+    apply(s, ProposeTrade(cards(ore=1), cards(lumber=1)), 3)
+    assert not may_propose(s, 3)  # one open proposal per seat
+    assert_illegal(s, ProposeTrade(cards(ore=2), cards(lumber=1)), 3, "proposal_limit")
+    assert apply(s, RejectProposal(3), 0) == [ProposalRejected(3)]
+    assert s.proposals == {} and may_propose(s, 3)
+    assert_illegal(s, RejectProposal(3), 0, "bad_trade")  # nothing open any more
+    assert_illegal(s, AcceptProposal(3), 0, "bad_trade")
+    # The proposer may try again with other terms.
+    apply(s, ProposeTrade(cards(ore=2), cards(lumber=1)), 3)
+    assert s.proposals[3] == (cards(ore=2), cards(lumber=1))
+
+
+def test_only_the_current_player_answers_a_proposal_R_TRADE_2() -> None:
+    s = _traders()
+    apply(s, ProposeTrade(cards(wool=1), cards(lumber=1)), 1)
+    for seat in (1, 2):
+        assert isinstance(assert_illegal(s, AcceptProposal(1), seat), NotYourTurn)
+        assert isinstance(assert_illegal(s, RejectProposal(1), seat), NotYourTurn)
+    assert legal_actions(s, 2) == []
+
+
+def test_proposer_withdraws_its_proposal_R_TRADE_2() -> None:
+    s = _traders()
+    apply(s, ProposeTrade(cards(grain=1), cards(brick=1)), 2)
+    assert legal_actions(s, 2) == [WithdrawProposal()]
+    assert legal_actions(s, 1) == []
+    assert isinstance(assert_illegal(s, WithdrawProposal(), 1), NotYourTurn)
+    assert apply(s, WithdrawProposal(), 2) == [ProposalWithdrawn(2)]
+    assert s.proposals == {} and legal_actions(s, 2) == []
+    assert not any(isinstance(a, AcceptProposal) for a in legal_actions(s, 0))
+
+
+def test_proposals_are_limited_per_turn_R_TRADE_2() -> None:
+    assert MAX_PROPOSALS == 3
+    s = _traders()
+    for _ in range(MAX_PROPOSALS):
+        apply(s, ProposeTrade(cards(wool=1), cards(lumber=1)), 1)
+        apply(s, RejectProposal(1), 0)
+    assert not may_propose(s, 1)
+    assert_illegal(s, ProposeTrade(cards(wool=1), cards(brick=1)), 1, "proposal_limit")
+    assert observe(s, 0)["seats"][1]["proposals_made"] == MAX_PROPOSALS
+    # Other seats have their own allowance; the next turn starts afresh.
+    apply(s, ProposeTrade(cards(ore=1), cards(brick=1)), 3)
+    apply(s, EndTurn(), 0)
+    assert s.proposals == {} and s.proposals_made == [0, 0, 0, 0]
+    roll(s, 6)
+    assert s.current == 1
+    apply(s, ProposeTrade(cards(lumber=1), cards(wool=1)), 0)
+
+
+def test_proposals_only_while_the_current_player_may_trade_R_TRADE_2() -> None:
+    s = _traders()
+    s.phase = Phase.PRE_ROLL
+    s.rolled = False
+    assert not may_propose(s, 1)
+    assert_illegal(s, ProposeTrade(cards(wool=1), cards(lumber=1)), 1, "wrong_phase")
+    s.phase = Phase.MAIN
+    s.rolled = True
+    # The current player offers, it does not propose to itself.
+    assert_illegal(s, ProposeTrade(cards(lumber=1), cards(wool=1)), 0, "bad_trade")
+    # While an offer of the current player is open, nobody proposes.
+    apply(s, OfferTrade(cards(lumber=1), cards(ore=1), to=3), 0)
+    assert not may_propose(s, 1)
+    assert_illegal(s, ProposeTrade(cards(wool=1), cards(lumber=1)), 1, "wrong_phase")
+
+
+def test_proposal_terms_R_TRADE_2() -> None:
+    s = _traders()
+    assert_illegal(s, ProposeTrade(cards(), cards(lumber=1)), 1, "bad_trade")  # no gifts
+    assert_illegal(s, ProposeTrade(cards(wool=1), cards()), 1, "bad_trade")
+    assert_illegal(s, ProposeTrade(cards(wool=1), cards(wool=1, lumber=1)), 1, "bad_trade")
+    assert_illegal(s, ProposeTrade(cards(wool=3), cards(lumber=1)), 1, "cannot_afford")
+    assert_illegal(s, ProposeTrade(cards(ore=1), cards(lumber=1)), 1, "cannot_afford")
+    # The current player's hand is not checked (it is hidden from the proposer):
+    # asking for ore that seat 0 lacks is a valid proposal it cannot accept.
+    apply(s, ProposeTrade(cards(wool=1), cards(ore=1)), 1)
+    assert AcceptProposal(1) not in legal_actions(s, 0)
+    assert RejectProposal(1) in legal_actions(s, 0)
+    assert_illegal(s, AcceptProposal(1), 0, "cannot_afford")
+
+
+def test_offer_answers_the_proposals_it_addresses_R_TRADE_2() -> None:
+    s = _traders()
+    apply(s, ProposeTrade(cards(wool=1), cards(lumber=1)), 1)
+    apply(s, ProposeTrade(cards(ore=1), cards(lumber=1)), 3)
+    # A counter to seat 3's proposal: an ordinary offer to seat 3.
+    events = apply(s, OfferTrade(cards(lumber=1), cards(ore=2), to=3), 0)
+    assert events == [TradeOffered(0, cards(lumber=1), cards(ore=2), (3,))]
+    assert set(s.proposals) == {1}  # seat 1's proposal waits for the offer to end
+    assert observe(s, 0)["proposals"][3] is None
+    assert legal_actions(s, 1) == [WithdrawProposal()]
+    apply(s, AcceptTrade(), 3)
+    apply(s, ConfirmTrade(3), 0)
+    assert s.hands[3] == list(cards(lumber=1))
+    assert AcceptProposal(1) in legal_actions(s, 0)
+    # An offer to everyone answers every proposal.
+    apply(s, OfferTrade(cards(lumber=1), cards(grain=1)), 0)
+    assert s.proposals == {}
+
+
+def test_proposals_wait_while_a_card_is_played_R_TRADE_2() -> None:
+    s = _traders()
+    give_dev(s, 0, KNIGHT)
+    apply(s, ProposeTrade(cards(grain=1), cards(brick=1)), 2)
+    apply(s, PlayKnight(), 0)
+    assert s.phase == Phase.MOVE_ROBBER and set(s.proposals) == {2}
+    assert not may_propose(s, 1)
+    assert legal_actions(s, 2) == [WithdrawProposal()]
+    s.phase = Phase.MAIN  # the robber moved and nobody was robbed
+    apply(s, AcceptProposal(2), 0)
+    assert s.hands[2] == list(cards(grain=1, brick=1))
+
+
+def test_accept_needs_the_proposer_to_still_hold_the_cards_R_TRADE_2() -> None:
+    s = _traders()
+    apply(s, ProposeTrade(cards(ore=2), cards(brick=1)), 3)
+    s.hands[3][ORE] = 1  # (as if the robber of the current player took one)
+    s.hands[0][ORE] += 1
+    assert AcceptProposal(3) not in legal_actions(s, 0)
+    assert_illegal(s, AcceptProposal(3), 0, "bad_trade")
+
+
+def test_proposals_in_the_two_player_game_R_TRADE_2() -> None:
+    s = two_player()
+    give(s, 0, cards(lumber=1))
+    give(s, 1, cards(ore=1))
+    assert may_propose(s, 1)
+    apply(s, ProposeTrade(cards(ore=1), cards(lumber=1)), 1)
+    apply(s, AcceptProposal(1), 0)
+    assert s.hands == [list(cards(ore=1)), list(cards(lumber=1))]
+
+
+def test_proposal_needs_a_card_to_give_R_TRADE_2() -> None:
+    s = _traders()
+    s.bank[WOOL] += 2
+    s.hands[1] = [0, 0, 0, 0, 0]
+    assert not may_propose(s, 1)
+    assert_illegal(s, ProposeTrade(cards(wool=1), cards(lumber=1)), 1, "cannot_afford")
+    validate(s, ProposeTrade(cards(grain=1), cards(lumber=1)), 2)

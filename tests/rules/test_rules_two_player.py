@@ -652,7 +652,7 @@ def test_neutral_player_never_wins_R_2P_4() -> None:
     assert s.phase == Phase.MAIN
     _end_turn(s)
     _both_rolls(s)
-    assert s.winner == -1
+    assert s.winner is None
     assert s.phase == Phase.MAIN
 
 

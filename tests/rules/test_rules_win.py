@@ -65,7 +65,7 @@ def test_nine_points_do_not_win_R_WIN_1() -> None:
     events = apply(s, BuildSettlement(26), 0)
     assert s.total_vp(0) == 9
     assert not of_type(events, GameOver)
-    assert s.phase == Phase.MAIN and s.winner == -1
+    assert s.phase == Phase.MAIN and s.winner is None
 
 
 def test_every_source_of_points_counts_R_WIN_1() -> None:
@@ -109,7 +109,7 @@ def test_only_the_player_on_turn_wins_during_the_turn_R_WIN_1() -> None:
     give(s, 0, ROAD_COST)
     events = apply(s, BuildRoad(edge(44, 48)), 0)
     assert not of_type(events, GameOver)
-    assert s.phase == Phase.MAIN and s.winner == -1
+    assert s.phase == Phase.MAIN and s.winner is None
 
 
 def _win2_scenario() -> tuple[GameState, list[Event]]:
@@ -131,7 +131,7 @@ def test_ten_points_in_another_players_turn_wins_at_own_next_turn_R_WIN_2() -> N
     assert of_type(events, LongestRoadChanged) == [LongestRoadChanged(1, 6)]
     assert s.total_vp(1) == 10
     # Not yet: it is seat 0's turn, which goes on.
-    assert s.phase == Phase.MAIN and s.current == 0 and s.winner == -1
+    assert s.phase == Phase.MAIN and s.current == 0 and s.winner is None
     events = apply(s, EndTurn(), 0)
     assert events[:2] == [TurnEnded(0), TurnStarted(1, s.turn)]
     assert of_type(events, GameOver) == [GameOver(1, (2, 10, 1, 0), (0, 0, 0, 0))]

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from protocol.rules import (
     ACTION_TYPES,
     EVENT_TYPES,
+    AcceptProposal,
     AcceptTrade,
     Action,
     BuildCity,
@@ -43,15 +44,20 @@ from protocol.rules import (
     PlayMonopoly,
     PlayRoadBuilding,
     PlayYearOfPlenty,
+    ProposeTrade,
+    RejectProposal,
     RejectTrade,
     RollDice,
     RulesError,
     Settings,
     Steal,
+    StopRoadBuilding,
     TokenForcedTrade,
     TokenRobberHome,
+    WithdrawProposal,
     action_from_dict,
     apply,
+    event_from_dict,
     legal_actions,
     new_game,
     redact,
@@ -66,7 +72,8 @@ CARDS = st.tuples(SMALL, SMALL, SMALL, SMALL, SMALL)
 
 def is_cards(cls: type[Action], field: str) -> bool:
     """Fields that hold 5 resource counts (the others are single integers)."""
-    return field == "cards" or (cls in (OfferTrade, CounterOffer) and field in ("give", "get"))
+    return field == "cards" or (cls in (OfferTrade, CounterOffer, ProposeTrade)
+                                and field in ("give", "get"))
 
 
 ACTIONS: st.SearchStrategy[Action] = st.one_of(
@@ -96,6 +103,11 @@ ACTIONS: st.SearchStrategy[Action] = st.one_of(
     st.builds(GiveBack, CARDS),
     st.just(TokenRobberHome()),
     st.just(DiscardKnight()),
+    st.just(StopRoadBuilding()),
+    st.builds(ProposeTrade, CARDS, CARDS),
+    st.builds(AcceptProposal, SMALL),
+    st.builds(RejectProposal, SMALL),
+    st.just(WithdrawProposal()),
 )
 
 
@@ -114,7 +126,7 @@ ALL_EXAMPLES = [example_of(cls) for cls in ACTION_TYPES.values()]
 
 
 def test_action_types_are_complete() -> None:
-    assert len(ACTION_TYPES) == 26
+    assert len(ACTION_TYPES) == 31
     for name, cls in ACTION_TYPES.items():
         assert cls.name == name
     # Every Action subclass is registered (by name: slotted dataclasses leave
@@ -263,7 +275,7 @@ def test_fuzzed_dicts_parse_or_raise_malformed(d: dict[str, Any]) -> None:
 
 
 def test_event_types_are_complete() -> None:
-    assert len(EVENT_TYPES) == 30
+    assert len(EVENT_TYPES) == 34
     for name, cls in EVENT_TYPES.items():
         assert cls.name == name
     assert {c.name for c in Event.__subclasses__()} == set(EVENT_TYPES)
@@ -289,8 +301,20 @@ def sample_events() -> list[Event]:
         ev_mod.GameOver(None, (3, 4, 5), (0, 0, 0)),
         ev_mod.TokensGained(0, 2, "settlement"), ev_mod.TokensSpent(1, 2, "forced_trade"),
         ev_mod.ForcedTradeDrawn(0, 1, 2, (1, 1, 0, 0, 0)), ev_mod.GaveBack(0, 1, 2, c),
-        ev_mod.KnightDiscarded(1, 2),
+        ev_mod.KnightDiscarded(1, 2), ev_mod.TradeProposed(1, c, (0, 1, 0, 0, 0)),
+        ev_mod.ProposalRejected(1), ev_mod.ProposalWithdrawn(2), ev_mod.RoadBuildingStopped(0),
     ]
+
+
+def test_events_parse_from_their_plain_form() -> None:
+    for e in sample_events():
+        for seat in (None, 0, 1, 2, 3):
+            r = e.for_seat(seat)
+            assert event_from_dict(msgpack.unpackb(msgpack.packb(r.to_dict()))) == r
+    assert event_from_dict({"type": "from_a_newer_server", "seat": 1}) is None
+    assert event_from_dict({"type": "turn_ended"}) is None  # a field missing
+    assert event_from_dict({"type": ["not", "a", "name"]}) is None
+    assert event_from_dict([1, 2]) is None
 
 
 def check_event_plain(e: Event) -> None:

@@ -32,8 +32,8 @@ def _play(settings: Settings, seed: int) -> GameState:
 
 
 def _check_end(s: GameState) -> None:
-    assert s.winner >= 0 or s.turn > s.settings.turn_cap
-    if s.winner >= 0:
+    assert s.winner is not None or s.turn > s.settings.turn_cap
+    if s.winner is not None:
         assert s.total_vp(s.winner) >= s.settings.vp_target
         assert s.winner < s.settings.players  # neutral players never win (R-2P-4)
     for r in range(5):
@@ -51,7 +51,7 @@ def test_1000_random_two_player_games_finish_R_2P() -> None:
     for seed in range(1000):
         s = _play(settings, seed)
         _check_end(s)
-        finished += s.winner >= 0
+        finished += s.winner is not None
     assert finished >= 990
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from bots import Bot, GreedyBot, RandomBot
+from bots import Bot, GreedyBot, HeuristicBot, RandomBot
 from bots.client import BotClient, BotOutcome
 from protocol.wire import VERSION_STRING, FrameDecoder, Message, encode_frame
 from server.app import Server
@@ -330,7 +330,7 @@ class BotGame:
 
 
 def make_bot(kind: str, seed: int) -> Bot:
-    return {"random": RandomBot, "greedy": GreedyBot}[kind](seed)
+    return {"random": RandomBot, "greedy": GreedyBot, "heuristic": HeuristicBot}[kind](seed)
 
 
 async def bot_client(server: Server, kind: str, seed: int, name: str) -> RecordingBotClient:

@@ -92,7 +92,7 @@ async def test_a_restarted_server_restores_the_game_and_it_finishes(tmp_path: Pa
         again = await _clients(srv2.port, 3, resume=tokens)
         outcomes = await asyncio.wait_for(asyncio.gather(*(c.play() for c in again)), 60)
         assert all(o.finished for o in outcomes)
-        assert restored.game.winner >= 0
+        assert restored.game.winner is not None
         assert restored.game.total_vp(restored.game.winner) >= 10
         # The log in the database replays to the same final state.
         assert srv2.storage is not None
@@ -187,7 +187,7 @@ async def test_kill_9_loses_no_acknowledged_action(tmp_path: Path) -> None:
     assert lost == 0
     assert kills >= 1
     game = _replay_stored(db)
-    assert game.winner >= 0 and game.total_vp(game.winner) >= 10
+    assert game.winner is not None and game.total_vp(game.winner) >= 10
     assert replay(GameLog.of(game)) == game
     assert len(game.log) == actions
 
@@ -205,7 +205,7 @@ async def test_kill_9_soak_100_kills(tmp_path: Path) -> None:
         total_kills += kills
         games += 1
         game = _replay_stored(db)
-        assert game.winner >= 0
+        assert game.winner is not None
     print(f"soak: {total_kills} kills over {games} games, {total_actions} actions, "
           f"lost {total_lost}")
     assert total_lost == 0

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from protocol.wire import ERROR_CODES, MAX_FRAME, encode_frame
+from protocol.wire import ERROR_CODES, MAX_FRAME, VERSION_STRING, encode_frame
 from server.app import Server
 
 from .conftest import (
@@ -67,7 +67,7 @@ async def test_hello_with_a_newer_minor_version_is_welcome(server: Server,
     c = await connect(hello=False)
     await c.send({"type": "hello", "version": "1.9", "role": "player", "name": "minor"})
     welcome = await c.recv()
-    assert welcome["type"] == "welcome" and welcome["version"] == "1.2"
+    assert welcome["type"] == "welcome" and welcome["version"] == VERSION_STRING
     assert welcome["session"] and welcome["resume_token"]
 
 

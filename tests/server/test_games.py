@@ -10,16 +10,20 @@ from typing import Any
 
 import pytest
 
-from bots import GreedyBot, RandomBot
+from bots import GreedyBot, HeuristicBot, RandomBot
 from bots.client import BotClient, BotOutcome, run_bot
+from protocol.wire import Message
 from protocol.wire.messages import MAX_CHAT
 from server.app import Server
 
 from .conftest import (
     GAME_TIMEOUT,
     TIMEOUT,
+    BotGame,
     Connect,
+    RecordingBotClient,
     assert_finished,
+    bot_client,
     play_bot_game,
     raw_table,
     run_bot_game,
@@ -341,3 +345,70 @@ async def test_two_games_at_once(server: Server) -> None:
     assert games[0].table != games[1].table
     for g in games:
         assert_finished(g, server)
+
+
+# -- proposals to the current player (protocol 1.3) -----------------------------------
+
+_NEW_IN_1_3 = {"stop_road_building", "propose_trade", "accept_proposal", "reject_proposal",
+               "withdraw_proposal"}
+
+
+async def test_heuristic_bots_propose_over_tcp_R_TRADE_2(server: Server) -> None:
+    """Bots that are not on turn are told when they may propose (legal.propose,
+    with their view), propose through the SDK, and the current player answers;
+    no action of any bot is refused."""
+    game = await run_bot_game(server, {"players": 4}, ["heuristic"] * 4, seed=11)
+    assert_finished(game, server)
+    asked = [m for c in game.clients for m in c.received
+             if m["type"] == "legal" and m.get("propose")]
+    assert asked and all(m["actions"] == [] for m in asked)  # they owe nothing
+    events = [e for m in game.clients[0].received if m["type"] == "events"
+              for e in m["events"]]
+    proposed = [e for e in events if e["type"] == "trade_proposed"]
+    answered = [e for e in events if e["type"] in ("proposal_rejected", "trade_completed")]
+    assert proposed and answered
+    # Every ask came with a fresh view in which the seat may propose.
+    for c in game.clients:
+        for i, m in enumerate(c.received):
+            if m["type"] == "legal" and m.get("propose"):
+                view = next(x for x in reversed(c.received[:i]) if x["type"] == "view")
+                assert view["version"] == m["version"] and view["view"]["you"]["may_propose"]
+
+
+class OldClient(RecordingBotClient):
+    """A bot client that says hello with protocol 1.2."""
+
+    async def handshake(self, resume: str | None = None) -> Message:
+        self.send({"type": "hello", "version": "1.2", "role": "bot", "name": self.name})
+        msg = await self.recv()
+        assert msg["type"] == "welcome"
+        self.resume_token = msg["resume_token"]
+        return msg
+
+
+async def test_a_1_2_client_is_never_offered_1_3_actions(server: Server) -> None:
+    """Minor versions stay compatible: next to bots that propose, a 1.2 client
+    gets no action type it does not know and no legal.propose, and its game
+    ends normally (proposals to it close with its turn)."""
+    clients: list[RecordingBotClient] = [
+        await bot_client(server, "heuristic", 120 + i, f"heuristic{i}") for i in range(3)]
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    old = OldClient(HeuristicBot(5), reader, writer, "old")
+    await asyncio.wait_for(old.handshake(), TIMEOUT)
+    clients.append(old)
+    creator = clients[0]
+    creator.send({"type": "create_table", "settings": {"players": 4}})
+    joined = await asyncio.wait_for(creator.recv(), TIMEOUT)
+    while joined["type"] != "joined":
+        joined = await asyncio.wait_for(creator.recv(), TIMEOUT)
+    creator.outcome.table, creator.outcome.seat = joined["table"], joined["seat"]
+    server.tables[joined["table"]].seed = 12
+    for c in clients[1:]:
+        c.send({"type": "join", "table": joined["table"]})
+    game = await play_bot_game(BotGame(joined["table"], joined["settings"], clients))
+    assert_finished(game, server)
+    legal = [m for m in old.received if m["type"] == "legal"]
+    assert legal and all("propose" not in m for m in legal)
+    assert not {a["type"] for m in legal for a in m["actions"]} & _NEW_IN_1_3
+    others = [m for c in clients[:3] for m in c.received if m["type"] == "legal"]
+    assert any(m.get("propose") for m in others)

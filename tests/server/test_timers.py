@@ -131,6 +131,49 @@ async def test_a_dropped_responder_rejects(server: Server, connect: Connect) -> 
     assert answered["events"][0]["accepted"] is False
 
 
+async def test_a_dropped_proposer_withdraws_its_proposal(server: Server,
+                                                         connect: Connect) -> None:
+    tid, clients = await _table(server, connect, 3, timer=0)
+    table = server.tables[tid]
+    game = table.game
+    assert game is not None
+    game.phase = Phase.MAIN
+    game.rolled = True
+    game.rolls_done = 1
+    game.setup_step = 6
+    cur = game.current
+    proposer = (cur + 2) % 3
+    game.hands[proposer] = [0, 0, 0, 0, 1]
+    game.bank[4] -= 1
+    await clients[proposer].act({"type": "propose_trade", "give": [0, 0, 0, 0, 1],
+                                 "get": [1, 0, 0, 0, 0]})
+    await _until(lambda: proposer in game.proposals)
+    await clients[proposer].close()
+    await _until(lambda: not game.proposals)
+    gone = await clients[cur].recv_until(
+        lambda m: m["type"] == "events"
+        and any(e["type"] == "proposal_withdrawn" for e in m["events"]))
+    assert gone["events"] == [{"type": "proposal_withdrawn", "seat": proposer}]
+
+
+def test_the_default_action_stops_road_building_after_the_first_road() -> None:
+    import random
+
+    from protocol.rules import BuildRoad, PlayRoadBuilding, Settings, StopRoadBuilding, apply
+    from protocol.rules.position import describe
+    from server.table import default_action
+
+    s = describe(settings=Settings(players=3), seed=7, current=0, turn=12, dice=(3, 4),
+                 seats=[dict(settlements=(3, 45), roads=(0, 1, 58, 59), dev=(0, 1, 0, 0, 0)),
+                        dict(settlements=(48,), cities=(20,), roads=(22, 63)),
+                        dict(settlements=(32,), cities=(29,), roads=(38, 43))])
+    apply(s, PlayRoadBuilding(), 0)
+    first = default_action(s, 0, random.Random(1))
+    assert isinstance(first, BuildRoad)  # the first free road cannot be declined
+    apply(s, first, 0)
+    assert default_action(s, 0, random.Random(1)) == StopRoadBuilding()
+
+
 async def test_a_disconnect_past_the_grace_period_brings_a_stand_in(
         server: Server, connect: Connect, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("server.table.GRACE", 0.2)

@@ -53,7 +53,7 @@ EXAMPLES: dict[str, dict[str, Any]] = {
                "events": [{"type": "dice_rolled", "seat": 0, "dice": [3, 4]}]},
     "legal": {"type": "legal", "version": 1, "actions": [
         {"type": "discard", "cards": [3, 1, 0, 0, 0]}], "truncated": True, "discard": 4,
-              "timer_ms": 41250},
+              "timer_ms": 41250, "propose": False},
     "action": {"type": "action", "seq": 1, "action": {"type": "end_turn"}},
     "result": {"type": "result", "seq": 1, "ok": False, "code": "not_your_turn",
                "message": "it is seat 1's turn"},
@@ -260,8 +260,8 @@ def test_error_codes_are_identifiers() -> None:
 
 
 def test_version_constants() -> None:
-    assert PROTOCOL_VERSION == (1, 2)
-    assert VERSION_STRING == "1.2"
+    assert PROTOCOL_VERSION == (1, 3)
+    assert VERSION_STRING == "1.3"
     assert parse_version(VERSION_STRING) == PROTOCOL_VERSION
 
 
@@ -317,3 +317,37 @@ def test_a_huge_discard_is_listed_truncated_with_the_count() -> None:
     assert all(sum(a["cards"]) == 20 for a in msg["actions"])
     validate(msg, SERVER)
     assert FrameDecoder().feed(encode_frame(msg)) == [msg]
+
+
+def test_legal_lists_only_the_action_types_the_clients_version_knows() -> None:
+    """Minor versions stay compatible: a 1.2 client is never offered an action
+    type of 1.3 (it could not parse it) and never gets ``propose``."""
+    from protocol.rules import BuildRoad, PlayRoadBuilding, ProposeTrade, Settings, apply
+    from protocol.rules.position import describe
+    from protocol.wire import ACTIONS_SINCE, unknown_actions
+    from server.table import legal_message
+
+    s = describe(settings=Settings(players=3), seed=7, current=0, turn=12, dice=(3, 4),
+                 seats=[dict(settlements=(3, 45), roads=(0, 1, 58, 59), dev=(0, 1, 0, 0, 0),
+                             hand=(1, 0, 0, 0, 0)),
+                        dict(settlements=(48,), cities=(20,), roads=(22, 63),
+                             hand=(0, 0, 1, 0, 0)),
+                        dict(settlements=(32,), cities=(29,), roads=(38, 43))])
+    # Seat 1 may propose: a 1.3 client is told, a 1.2 client is not.
+    assert legal_message(s, 1, 5)["propose"] is True
+    assert "propose" not in legal_message(s, 1, 5, minor=2)
+    apply(s, ProposeTrade((0, 0, 1, 0, 0), (1, 0, 0, 0, 0)), 1)
+    names = {a["type"] for a in legal_message(s, 0, 6)["actions"]}
+    assert {"accept_proposal", "reject_proposal"} <= names
+    old = {a["type"] for a in legal_message(s, 0, 6, minor=2)["actions"]}
+    assert old == names - {"accept_proposal", "reject_proposal"} and "end_turn" in old
+    assert legal_message(s, 1, 6)["actions"] == [{"type": "withdraw_proposal"}]
+    assert legal_message(s, 1, 6, minor=0)["actions"] == []
+    apply(s, PlayRoadBuilding(), 0)
+    apply(s, BuildRoad(2), 0)
+    assert {"type": "stop_road_building"} in legal_message(s, 0, 8)["actions"]
+    assert {"type": "stop_road_building"} not in legal_message(s, 0, 8, minor=2)["actions"]
+    assert set(ACTIONS_SINCE) == {"stop_road_building", "propose_trade", "accept_proposal",
+                                  "reject_proposal", "withdraw_proposal"}
+    assert unknown_actions(3) is None and unknown_actions(2) == frozenset(ACTIONS_SINCE)
+    validate(legal_message(s, 0, 8), SERVER)
