@@ -9,6 +9,7 @@ action went through, or when the game moved on. Dialogs send only what
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import partial
 from typing import Any
 
@@ -27,6 +28,7 @@ from protocol.rules import (
     PlayMonopoly,
     PlayRoadBuilding,
     PlayYearOfPlenty,
+    ProposeTrade,
     Steal,
     TokenForcedTrade,
     TokenRobberHome,
@@ -36,7 +38,7 @@ from . import charts, palette
 from .board_view import owner_color, piece_edge
 from .describe import DEV_NAMES
 from .focus import FocusRing, Stop, reading_order
-from .intents import may_offer, my_hand, open_trade, terms_ok
+from .intents import may_offer, may_propose, my_hand, open_trade, terms_ok
 from .scene import Context, Scene
 from .table_gfx import (
     BAD,
@@ -669,10 +671,17 @@ class TradeComposeDialog(Dialog):
 
     width, height = 600, 345
 
-    def __init__(self, ctx: Context, ui: TableUI, counter: bool = False) -> None:
+    def __init__(self, ctx: Context, ui: TableUI, counter: bool = False,
+                 propose: bool = False, to: int | None = None,
+                 terms: tuple[Sequence[int], Sequence[int]] | None = None) -> None:
+        """``counter``: answer the open offer with other terms; ``propose``: a
+        seat off turn proposes a trade to the current player; otherwise the
+        current player offers (to everyone, or ``to`` one seat). ``terms``
+        (give, get, from this seat's side) fill the counts in."""
         self.counter = counter
-        self.kind = "counter" if counter else "compose"
-        self.to: int | None = None
+        self.propose = propose and not counter
+        self.kind = "counter" if counter else "propose" if self.propose else "compose"
+        self.to: int | None = to
         self.target_rects: dict[int | None, pygame.Rect] = {}
         super().__init__(ctx, ui)
         self.answering: tuple[Any, ...] | None = None  # the offer a counter answers
@@ -680,11 +689,16 @@ class TradeComposeDialog(Dialog):
             trade = open_trade(self.model)
             if trade is not None:  # start from the offer, seen from this side
                 self.answering = (trade["offerer"], tuple(trade["give"]), tuple(trade["get"]))
-                for r in range(5):
-                    self.give[r].set(trade["get"][r])
-                    self.get[r].set(trade["give"][r])
+                terms = (trade["get"], trade["give"])
+        if terms is not None:
+            for r in range(5):
+                self.give[r].set(terms[0][r])
+                self.get[r].set(terms[1][r])
 
     def title(self) -> str:
+        if self.propose:
+            return self.tr("table.dlg.propose",
+                           name=self.ui.seat_name((self.model.view or {}).get("current")))
         return self.tr("table.dlg.counter" if self.counter else "table.dlg.offer")
 
     def build(self) -> None:
@@ -693,9 +707,9 @@ class TradeComposeDialog(Dialog):
         self.get = [Stepper(r, 19, partial(self._changed, "get", r)) for r in range(5)]
         self.steppers = self.give + self.get
         self.buttons["cancel"] = TButton("cancel", self.tr("common.cancel"), self.close)
-        self.buttons["ok"] = TButton("ok", self.tr("table.dlg.send_counter" if self.counter
-                                                   else "table.dlg.send_offer"), self._ok,
-                                     primary=True)
+        label = ("table.dlg.send_counter" if self.counter
+                 else "table.dlg.send_proposal" if self.propose else "table.dlg.send_offer")
+        self.buttons["ok"] = TButton("ok", self.tr(label), self._ok, primary=True)
 
     def place(self, body: pygame.Rect) -> None:
         px = self.ui.px
@@ -705,7 +719,7 @@ class TradeComposeDialog(Dialog):
             self.give[i].layout(pygame.Rect(x, body.y + px(20), w, px(64)), self.ui)
             self.get[i].layout(pygame.Rect(x, body.y + px(112), w, px(64)), self.ui)
         self.target_rects = {}
-        if not self.counter:
+        if not self.counter and not self.propose:
             y = body.y + px(196)
             x = body.x + px(90)
             opponents: list[int | None] = [None]
@@ -742,6 +756,8 @@ class TradeComposeDialog(Dialog):
         give, get = self.terms()
         if self.counter:
             return CounterOffer(give, get)
+        if self.propose:
+            return ProposeTrade(give, get)
         return OfferTrade(give, get, self.to)
 
     def _ok(self) -> None:
@@ -766,6 +782,8 @@ class TradeComposeDialog(Dialog):
                     and trade["status"][self.model.seat] == 0
                     and self.answering == (trade["offerer"], tuple(trade["give"]),
                                            tuple(trade["get"])))
+        if self.propose:
+            return may_propose(self.model)
         return may_offer(self.model)
 
     def update(self, dt: float) -> None:

@@ -3,8 +3,10 @@
 The server's ``legal`` list is the authority for every finite choice. A few
 choices are never listed and follow the rules instead (docs/PROTOCOL.md
 §7.6): domestic offers and counter-offers, and the offerer's confirm/cancel
-before every addressed seat has answered; and a discard from a huge hand
-when the list was truncated. Everything else is allowed only if listed.
+before every addressed seat has answered; a proposal to the current player
+and its withdrawal (a seat off turn, from its view's ``you.may_propose`` and
+``proposals``); and a discard from a huge hand when the list was truncated.
+Everything else is allowed only if listed.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from protocol.rules import (
     EndTurn,
     GiveBack,
     OfferTrade,
+    ProposeTrade,
+    WithdrawProposal,
 )
 
 
@@ -55,6 +59,29 @@ def may_offer(model: Any) -> bool:
         return False
     hand = my_hand(model)
     return hand is not None and sum(hand) > 0
+
+
+def may_propose(model: Any) -> bool:
+    """This seat (not on turn) may propose a trade to the current player now."""
+    view = model.view
+    if view is None or model.seat is None or model.game_over is not None:
+        return False
+    you = view.get("you") or {}
+    hand = my_hand(model)
+    return bool(you.get("may_propose")) and hand is not None and sum(hand) > 0
+
+
+def proposals(model: Any) -> dict[int, tuple[list[int], list[int]]]:
+    """The open proposals to the current player: proposer -> (what it gives, what
+    it gets), from the proposer's side."""
+    view = model.view
+    out: dict[int, tuple[list[int], list[int]]] = {}
+    if view is None:
+        return out
+    for q, p in enumerate(view.get("proposals") or []):
+        if isinstance(p, list | tuple) and len(p) == 2:
+            out[q] = (list(p[0]), list(p[1]))
+    return out
 
 
 def open_trade(model: Any) -> dict[str, Any] | None:
@@ -117,4 +144,10 @@ def is_allowed(model: Any, action: Action) -> bool:
         return trade is not None and trade["offerer"] == model.seat
     if isinstance(action, ConfirmTrade):
         return action.seat in confirmable(model)
+    if isinstance(action, ProposeTrade):
+        hand = my_hand(model)
+        return (may_propose(model) and hand is not None and terms_ok(action.give, action.get)
+                and covers(hand, action.give))
+    if isinstance(action, WithdrawProposal):
+        return model.seat in proposals(model)
     return False

@@ -44,6 +44,7 @@ from protocol.rules import (
     PlayYearOfPlenty,
     RollDice,
     Steal,
+    StopRoadBuilding,
     TokenForcedTrade,
     TokenRobberHome,
 )
@@ -53,7 +54,7 @@ from .board_view import BoardView, Highlights, LastMove, last_move, owner_color,
 from .celebration import WIN_SECONDS, Celebrations
 from .describe import cards_text, describe
 from .focus import FocusRing, Stop, reading_order
-from .intents import may_offer
+from .intents import may_offer, may_propose, proposals
 from .model import OFFLINE, ONLINE, RECONNECTING
 from .scene import Context, Scene
 from .table_gfx import (
@@ -191,7 +192,8 @@ class TableScene(Scene):
         self.buttons: dict[str, TButton] = {}
         self.notes: list[tuple[object, str]] = []  # the client's own log lines (after an event)
         self._presence: list[tuple[bool, bool]] | None = None  # (connected, auto) per seat
-        self.trade_panel = TradePanel(self.ui, self._send, self._open_counter, self.note)
+        self.trade_panel = TradePanel(self.ui, self._send, self._open_counter, self.note,
+                                      self._open_counter_proposal)
         self._tr = ctx.tr  # the translator the labels come from
         # animations: presentation only, started by events that arrive while the table shows
         self._seen_event: object = _UNSEEN  # the newest event already looked at
@@ -840,14 +842,19 @@ class TableScene(Scene):
         seated = self.ctx.model.seat is not None and view is not None
         main = view is not None and view.get("phase") == "main"
         b["roll"].enabled = RollDice in types
-        b["end"].enabled = EndTurn in types
+        b["end"].enabled = EndTurn in types or StopRoadBuilding in types
+        end_label = ("table.btn.stop_roads" if StopRoadBuilding in types
+                     else BUTTON_LABELS["end"])
+        if b["end"].label != self.ctx.tr(end_label):
+            b["end"].label = self.ctx.tr(end_label)
         b["road"].enabled = main and BuildRoad in types
         b["settlement"].enabled = main and BuildSettlement in types
         b["city"].enabled = main and BuildCity in types
         b["buy"].enabled = BuyDevCard in types
         b["cards"].enabled = any(self._playable(card, view) for card in _PLAY_ACTIONS) \
             if view is not None else False
-        b["trade"].enabled = not pending and may_offer(self.ctx.model)
+        b["trade"].enabled = not pending and (may_offer(self.ctx.model)
+                                              or self._may_propose_now())
         b["bank"].enabled = MaritimeTrade in types
         b["tokens"].enabled = bool(types & {TokenForcedTrade, TokenRobberHome, DiscardKnight})
         for name in ("road", "settlement", "city"):
@@ -971,6 +978,8 @@ class TableScene(Scene):
                 left = view.get("free_roads", 0)  # what the card allows; pieces may limit it
                 if m.seat is not None:
                     left = min(left, view["seats"][m.seat]["pieces"][0])
+                if any(type(a) is StopRoadBuilding for a in legal):
+                    return tr("table.prompt.road_building_more", n=left), True
                 return tr("table.prompt.road_building", n=left), True
             if phase == "discard":
                 n = m.discard_count or view["seats"][m.seat]["discard_owed"]
@@ -1059,7 +1068,9 @@ class TableScene(Scene):
             self._send(a)
 
     def _end_turn(self) -> None:
-        a = self._first(EndTurn)
+        """End the turn; during Road Building (after the first free road), build no
+        more free roads (R-DEV-5: "up to" two) — the same button."""
+        a = self._first(EndTurn) or self._first(StopRoadBuilding)
         if a is not None:
             self._send(a)
 
@@ -1075,8 +1086,25 @@ class TableScene(Scene):
     def _open_cards(self) -> None:
         self._open(dialogs.DevCardDialog(self.ctx, self.ui))
 
+    def _may_propose_now(self) -> bool:
+        """Off turn: a trade may be proposed to the current player (one open at a time)."""
+        m = self.ctx.model
+        return may_propose(m) and m.seat not in proposals(m)
+
     def _open_trade(self) -> None:
+        if self._may_propose_now():
+            self._open(dialogs.TradeComposeDialog(self.ctx, self.ui, propose=True))
+            return
         self._open(dialogs.TradeComposeDialog(self.ctx, self.ui))
+
+    def _open_counter_proposal(self, seat: int) -> None:
+        """Answer ``seat``'s proposal with other terms: an offer to that seat,
+        starting from the proposal seen from this side."""
+        open_ = proposals(self.ctx.model)
+        if seat in open_ and not self.ui.pending():
+            give, get = open_[seat]
+            self._open(dialogs.TradeComposeDialog(self.ctx, self.ui, to=seat,
+                                                  terms=(get, give)))
 
     def _open_counter(self) -> None:
         if not self.ui.pending() and self.trade_panel.answering():

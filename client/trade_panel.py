@@ -10,6 +10,11 @@ seat that accepted or countered and *Withdraw offer*. The rest of the table
 
 An offer this seat cannot pay (it lacks the cards asked for) is declined at
 once by :meth:`TradePanel.auto_decline`, with a line in the log (``note``).
+
+With no offer open, the panel shows the proposals to the current player
+(R-TRADE-2): the current player sees each one with *Accept*, *Decline* and
+*Counter…* (an offer to that seat, composed from the proposal's terms); the
+proposing seat sees its own with *Withdraw*.
 """
 
 from __future__ import annotations
@@ -20,11 +25,20 @@ from typing import Any
 
 import pygame
 
-from protocol.rules import AcceptTrade, Action, CancelTrade, ConfirmTrade, RejectTrade
+from protocol.rules import (
+    AcceptProposal,
+    AcceptTrade,
+    Action,
+    CancelTrade,
+    ConfirmTrade,
+    RejectProposal,
+    RejectTrade,
+    WithdrawProposal,
+)
 
 from .board_view import owner_color
 from .describe import cards_text
-from .intents import confirmable, covers, my_hand, open_trade
+from .intents import confirmable, covers, my_hand, open_trade, proposals
 from .table_gfx import (
     BAD,
     CARD_EDGE,
@@ -45,13 +59,16 @@ _STATUS_COLORS = {1: GOOD, 2: BAD, 3: (200, 130, 20)}
 
 class TradePanel:
     """See the module docstring. ``send`` sends one action (True when it went out);
-    ``counter`` opens the counter-offer dialog."""
+    ``counter`` opens the counter-offer dialog; ``counter_proposal(seat)`` the
+    offer that answers ``seat``'s proposal."""
 
     def __init__(self, ui: TableUI, send: Callable[[Action], bool],
-                 counter: Callable[[], None], note: Callable[[str], None]) -> None:
+                 counter: Callable[[], None], note: Callable[[str], None],
+                 counter_proposal: Callable[[int], None] | None = None) -> None:
         self.ui = ui
         self._send = send
         self._note = note
+        self._counter_proposal = counter_proposal or (lambda q: None)
         self.rect = pygame.Rect(0, 0, 0, 0)
         self.area = pygame.Rect(0, 0, 0, 0)  # where the panel may grow
         self.buttons: dict[str, TButton] = {
@@ -63,13 +80,41 @@ class TradePanel:
         for q in range(4):
             self.buttons[f"confirm{q}"] = TButton(f"confirm{q}", "", partial(self._confirm, q),
                                                   primary=True)
+        for q in range(4):  # the current player's answers to seat q's proposal
+            self.buttons[f"p_accept{q}"] = TButton(
+                f"p_accept{q}", "", partial(self._send_quietly, AcceptProposal(q)), primary=True)
+            self.buttons[f"p_reject{q}"] = TButton(
+                f"p_reject{q}", "", partial(self._send_quietly, RejectProposal(q)))
+            self.buttons[f"p_counter{q}"] = TButton(
+                f"p_counter{q}", "", partial(self._counter_proposal_of, q))
+        self.buttons["p_withdraw"] = TButton(
+            "p_withdraw", "", partial(self._send_quietly, WithdrawProposal()))
         self._labels = {"accept": "table.dlg.accept", "reject": "table.dlg.reject",
-                        "counter": "table.dlg.counter_btn", "withdraw": "table.dlg.cancel_offer"}
+                        "counter": "table.dlg.counter_btn", "withdraw": "table.dlg.cancel_offer",
+                        "p_withdraw": "table.dlg.withdraw_proposal"}
         self._declined: tuple[Any, ...] | None = None  # the offer declined for this seat
 
     def _confirm(self, seat: int) -> None:
         self._send(ConfirmTrade(seat))
 
+    def _send_quietly(self, action: Action) -> None:
+        self._send(action)
+
+    def _counter_proposal_of(self, seat: int) -> None:
+        self._counter_proposal(seat)
+
+    def proposal_rows(self) -> list[int]:
+        """The proposals this panel shows when no offer is open: every open one
+        for the current player, its own for a proposing seat."""
+        model = self.model
+        view, seat = model.view, model.seat
+        if view is None or seat is None or self.trade() is not None \
+                or model.game_over is not None:
+            return []
+        open_ = proposals(model)
+        if view.get("current") == seat:
+            return sorted(open_)
+        return [seat] if seat in open_ else []
     @property
     def model(self) -> Any:
         return self.ui.ctx.model
@@ -79,7 +124,7 @@ class TradePanel:
 
     @property
     def visible(self) -> bool:
-        return self.trade() is not None
+        return self.trade() is not None or bool(self.proposal_rows())
 
     def answering(self) -> bool:
         """This seat is asked to answer the open offer (and has not yet)."""
@@ -113,11 +158,14 @@ class TradePanel:
         return True
 
     def escape(self) -> bool:
-        """Esc: decline the offer being answered, or withdraw this seat's own offer."""
+        """Esc: decline the offer being answered, or withdraw this seat's own offer
+        or proposal."""
         if self.answering() and self.ui.may(RejectTrade()):
             return self._send(RejectTrade())
         if self.offering() and self.ui.may(CancelTrade()):
             return self._send(CancelTrade())
+        if self.model.seat in self.proposal_rows() and self.ui.may(WithdrawProposal()):
+            return self._send(WithdrawProposal())
         return False
 
     # -- layout and input --------------------------------------------------------------
@@ -171,16 +219,100 @@ class TradePanel:
                 btn.enabled = q in ok
         return rows
 
+    def _place_proposals(self, rows: list[int]) -> list[tuple[int, int]]:
+        """Buttons and height of the proposals view; returns (proposer, y) rows."""
+        px = self.ui.px
+        a = self.area
+        mine = (self.model.view or {}).get("current") == self.model.seat
+        y = a.y + px(30)
+        out = []
+        hand = my_hand(self.model) or [0] * 5
+        open_ = proposals(self.model)
+        for q in rows:
+            out.append((q, y))
+            y += px(24) + 2 * px(26)
+            names = ([f"p_counter{q}", f"p_reject{q}", f"p_accept{q}"] if mine
+                     else ["p_withdraw"])
+            gap = px(6)
+            bw = (a.w - px(20) - gap * (len(names) - 1)) // len(names)
+            x = a.x + px(10)
+            for name in names:
+                btn = self.buttons[name]
+                btn.rect = pygame.Rect(x, y, bw, px(28))
+                btn.visible = True
+                x += bw + gap
+            if mine:
+                give, get = open_[q]  # from the proposer's side: the current player gives get
+                self.buttons[f"p_accept{q}"].enabled = (
+                    self.ui.may(AcceptProposal(q)) and covers(hand, get))
+                self.buttons[f"p_reject{q}"].enabled = self.ui.may(RejectProposal(q))
+                self.buttons[f"p_counter{q}"].enabled = not self.ui.pending()
+            else:
+                self.buttons["p_withdraw"].enabled = self.ui.may(WithdrawProposal())
+            y += px(28) + px(10)
+        self.rect = pygame.Rect(a.x, a.y, a.w, max(px(60), y - a.y))
+        return out
+
+    def _draw_proposals(self, surface: pygame.Surface, rows: list[int]) -> None:
+        ui, t, px = self.ui, self.ui.text, self.ui.px
+        tr = ui.ctx.tr
+        placed = self._place_proposals(rows)
+        r = self.rect
+        panel(surface, r, PANEL_BG, CARD_EDGE, px(10), solid_shadow=TABLE_SHADOW)
+        view = self.model.view or {}
+        players = int(view.get("players", 4))
+        current = view.get("current")
+        mine = current == self.model.seat
+        head = (tr("table.trade.proposals_to_you") if mine
+                else tr("table.trade.your_proposal", name=ui.seat_name(current)))
+        t.draw(surface, t.fit(head, 14, r.w - px(20), True), (r.x + px(10), r.y + px(15)), 14,
+               INK, True, "midleft")
+        open_ = proposals(self.model)
+        hand = my_hand(self.model) or [0] * 5
+        for q, y in placed:
+            give, get = open_[q]
+            c = owner_color(q, players)
+            pygame.draw.circle(surface, shade(c, -0.45), (r.x + px(18), y + px(10)), px(7))
+            pygame.draw.circle(surface, c, (r.x + px(18), y + px(10)), px(6))
+            if mine:
+                t.draw(surface, t.fit(ui.seat_name(q), 13, r.w - px(40), True),
+                       (r.x + px(30), y + px(10)), 13, INK, True, "midleft")
+                lines = [(tr("table.dlg.you_give"), get), (tr("table.dlg.you_get"), give)]
+                if not covers(hand, get):
+                    t.draw(surface, tr("table.dlg.cannot_pay"), (r.right - px(10), y + px(2)),
+                           11, BAD, True, "topright")
+            else:
+                t.draw(surface, t.fit(tr("table.trade.status.waiting"), 13, r.w - px(40), True),
+                       (r.x + px(30), y + px(10)), 13, INK_SOFT, True, "midleft")
+                lines = [(tr("table.dlg.you_give"), give), (tr("table.dlg.you_get"), get)]
+            label_w = max(t.font(12, True).size(label)[0] for label, _ in lines) + px(10)
+            ly = y + px(22)
+            for label, cards in lines:
+                t.draw(surface, label, (r.x + px(10), ly + px(12)), 12, INK_SOFT, True,
+                       "midleft")
+                self._chips(surface, cards, r.x + px(10) + label_w, ly + px(2), px(20),
+                            r.right - px(8))
+                ly += px(26)
+        for b in self.buttons.values():
+            b.draw(surface, ui, 13)
+
     def update(self) -> None:
         tr = self.ui.ctx.tr
         for name, key in self._labels.items():
             self.buttons[name].label = tr(key)
         for q in range(4):
             self.buttons[f"confirm{q}"].label = tr("table.dlg.confirm")
+        for q in range(4):
+            self.buttons[f"p_accept{q}"].label = tr("table.dlg.accept")
+            self.buttons[f"p_reject{q}"].label = tr("table.dlg.reject")
+            self.buttons[f"p_counter{q}"].label = tr("table.dlg.counter_btn")
         trade = self.trade()
         if trade is None:
             for b in self.buttons.values():
                 b.visible = False
+            rows = self.proposal_rows()
+            if rows:
+                self._place_proposals(rows)
             return
         self._place(trade)
         pending = self.ui.pending()
@@ -211,6 +343,9 @@ class TradePanel:
     def draw(self, surface: pygame.Surface) -> None:
         trade = self.trade()
         if trade is None:
+            proposers = self.proposal_rows()
+            if proposers:
+                self._draw_proposals(surface, proposers)
             return
         rows = self._place(trade)
         ui, t, px = self.ui, self.ui.text, self.ui.px

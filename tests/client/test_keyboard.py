@@ -122,8 +122,9 @@ class ScriptedKeys(ScriptedMouse):
         if not m.legal or m.legal_version != m.version or scene.ui.pending():
             return
         top = self.top()
-        if isinstance(top, dialogs.Dialog) and top.kind in ("bank", "compose", "counter",
-                                                            "cards", "tokens", "leave"):
+        if isinstance(top, dialogs.Dialog) and top.kind in (
+                "bank", "compose", "counter", "propose", "cards", "tokens", "leave",
+                "monopoly", "year_of_plenty"):  # a plan cut short (news): start again
             self.post([(pygame.K_ESCAPE, 0)])
             return
         action = self.decide()

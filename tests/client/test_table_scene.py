@@ -233,7 +233,9 @@ def test_buttons_are_disabled_when_not_legal(ctx: Context, sent: list[dict[str, 
     model = canned_model(2)  # seat 0's turn: seat 2 has nothing to decide
     assert model.legal == []
     scene = make_scene(ctx, model)
-    for name in ("roll", "end", "road", "settlement", "city", "buy", "trade", "bank"):
+    # (Trade stays open to seat 2: it may propose a trade to the current player,
+    # R-TRADE-2; tests/client/test_proposals.py covers it.)
+    for name in ("roll", "end", "road", "settlement", "city", "buy", "bank"):
         assert not scene.buttons[name].enabled, name
         click(ctx, scene.buttons[name].rect.center)
     ctx.stack.handle(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_e, mod=0, unicode="e"))
