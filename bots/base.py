@@ -31,6 +31,11 @@ class Bot:
     """Base class: override :meth:`act`; the hooks are optional."""
 
     name = "bot"
+    humans: frozenset[int] = frozenset()
+    """The seats people play (the SDK keeps it up to date from the server's
+    ``table`` messages; empty in-process). Bots can spare people prompts:
+    the built-ins address their offers to bots first and put at most one
+    offer a turn before people."""
 
     def act(self, view: Mapping[str, Any], legal: Sequence[Action]) -> Action:
         """Choose one of ``legal`` (never empty) for the seat ``view["seat"]``."""

@@ -190,6 +190,12 @@ class BotClient:
             self.outcome.table = msg["table"]
             self.outcome.seat = msg["seat"]
             self.seq = max(self.seq, msg.get("last_seq") or 0)  # a rejoined seat
+        elif kind == "table":
+            seats = msg.get("seats")
+            if isinstance(seats, list):
+                self.bot.humans = frozenset(
+                    q for q, seat in enumerate(seats)
+                    if isinstance(seat, dict) and seat.get("kind") == "human")
         elif kind == "view":
             self.view = msg["view"]
             self.version = max(self.version, msg["version"])

@@ -473,6 +473,9 @@ class HeuristicBot(Bot):
     likely = 0.5
     """Ask the current player for a card only if it holds at least this many of
     it, by the estimate from public events."""
+    offers = True
+    """Opens domestic trades: offers, proposals, counter-offers. A stand-in
+    playing a missing person's seat does not (it answers and plays only)."""
     ask_players_at = 3
     """Offer a trade to the players before the bank when the bank's rate for
     it is at least this (the bank's 2:1 and 3:1 harbors come first)."""
@@ -485,6 +488,7 @@ class HeuristicBot(Bot):
         self._est: dict[int, list[float]] = {}
         self._turn = -1
         self._offers = 0
+        self._offers_to_people = 0  # offers this turn that people had to answer
         self._offered: set[tuple[Vec, Vec]] = set()
         self._got: set[int] = set()  # resources received by maritime trade this turn
         self._gave: set[int] = set()
@@ -516,6 +520,8 @@ class HeuristicBot(Bot):
             self._track(e)
 
     def propose(self, view: Mapping[str, Any]) -> Action | None:
+        if not self.offers:
+            return None
         try:
             return self._propose(view)
         except Exception:  # never crash a game: a bot that fails simply does not propose
@@ -552,6 +558,7 @@ class HeuristicBot(Bot):
         if turn != self._turn:
             self._turn = turn
             self._offers = 0
+            self._offers_to_people = 0
             self._offered.clear()
             self._got.clear()
             self._gave.clear()
@@ -911,7 +918,8 @@ class HeuristicBot(Bot):
         surplus = [max(0, remaining[r] - protect[r]) for r in range(5)]
         # Maritime plan: can the bank complete the step this turn?
         plan = self._maritime_plan(ctx, remaining, protect, miss)
-        if domestic and (plan is None or ctx.ratios[plan[0]] >= self.ask_players_at):
+        if domestic and self.offers and (plan is None
+                                         or ctx.ratios[plan[0]] >= self.ask_players_at):
             # Ask the players first when the bank is expensive (or cannot help).
             offer = self._offer(ctx, goal, goals, surplus, miss)
             if offer is not None:
@@ -1009,9 +1017,28 @@ class HeuristicBot(Bot):
         key = (_vec(give_v), _vec(get_v))
         if key in self._offered or not _covers(ctx.hand, give_v):
             return None
+        to = self._address(ctx, want)
+        if to == -1:
+            return None
         self._offered.add(key)
         self._offers += 1
-        return OfferTrade(key[0], key[1], None)
+        return OfferTrade(key[0], key[1], to)
+
+    def _address(self, ctx: _Ctx, want: int) -> int | None:
+        """To whom an offer for ``want`` goes: everyone (None) when no person
+        plays; with people at the table, the bot most likely to hold ``want``,
+        or everyone once a turn when only people could answer; -1: no offer."""
+        people = self.humans & set(ctx.opponents())
+        if not people:
+            return None
+        bots = [q for q in ctx.opponents() if q not in people and ctx.seats[q]["cards"] > 0
+                and ctx.seats[q]["vp"] < ctx.target - 2]
+        if bots:
+            return max(bots, key=lambda q: (self._estimate(ctx, q)[want], -q))
+        if self._offers_to_people >= 1:
+            return -1
+        self._offers_to_people += 1
+        return None
 
     def _offer_terms(self, goal: _Goal, goals: Sequence[_Goal], surplus: Sequence[int],
                      miss: Sequence[int]) -> tuple[list[int], list[int], list[int]] | None:

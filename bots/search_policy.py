@@ -65,7 +65,7 @@ class TraderBot(HeuristicBot):
         if self._proposal_value(ctx, q, give_q, get_q, goals) > 0 and (
                 AcceptProposal(q) in legal_set):
             return super()._answer_proposal(ctx, q, p, goals, legal_set, domestic)
-        if domestic and self._offers < MAX_OFFERS:
+        if domestic and self.offers and self._offers < MAX_OFFERS:
             counter = self._counter_terms(ctx, q, give_q, get_q, goals)
             if counter is not None:
                 key = (_vec(get_q), _vec(counter))
@@ -125,9 +125,12 @@ class TraderBot(HeuristicBot):
             key = (_vec(give_v), _vec(get_v))
             if key in self._offered or not _covers(ctx.hand, give_v):
                 continue
+            to = self._address(ctx, max(range(5), key=lambda r: (get_v[r], -r)))
+            if to == -1:
+                return None
             self._offered.add(key)
             self._offers += 1
-            return OfferTrade(key[0], key[1], None)
+            return OfferTrade(key[0], key[1], to)
         return None
 
     def _trade(self, ctx: _Ctx, legal: Sequence[Action]) -> Action | None:

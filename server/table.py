@@ -722,6 +722,7 @@ class Table(Generic[M]):
             from bots import HeuristicBot  # the stand-in sees only the seat's view
 
             self._stand_in = HeuristicBot(self.seed)
+            self._stand_in.offers = False  # it plays a person's cards: answers, never asks
         legal, _ = bounded_legal(game, i)
         await self._server_act(i, self._stand_in.act(observe(game, i, legal), legal),
                                "stand-in")

@@ -5,6 +5,7 @@ up to that limit with offers of two for one and counter-offers."""
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 from bots import HeuristicBot, play_game
 from bots.base import Bot
@@ -165,3 +166,72 @@ def test_trades_in_full_games_respect_the_heuristics_limit() -> None:
     assert counts["counter_offer"] > 0
     assert counts["trader_completed"] > 0
     assert counts["completed"] > counts["trader_completed"]  # heuristic bots trade too
+
+
+# -- people at the table ------------------------------------------------------------------
+
+
+class _Recording(TraderBot):
+    """A trader that notes the offers it opens (not counters to a proposal)."""
+
+    def __init__(self, seed: int, game: int, log: list[tuple[int, int, int | None]]) -> None:
+        super().__init__(seed)
+        self.game, self.log = game, log
+
+    def act(self, view: Any, legal: Any) -> Action:
+        action = super().act(view, legal)
+        proposers = {q for q, p in enumerate(view.get("proposals") or []) if p}
+        if isinstance(action, OfferTrade) and action.to not in proposers:
+            self.log.append((self.game, view["turn"], action.to))
+        return action
+
+
+def _offers(humans: frozenset[int], games: int = 6) -> list[tuple[int, int, int]]:
+    """(game, turn, to: -1 for everyone) of each offer seat 0 (a trader told
+    which seats people play) opens over a few games against heuristic bots."""
+    log: list[tuple[int, int, int | None]] = []
+    for seed in range(games):
+        trader = _Recording(seed, seed, log)
+        trader.humans = humans
+        bots: list[Bot] = [trader] + [HeuristicBot(seed * 10 + q) for q in range(1, 4)]
+        play_game(bots, Settings(players=4, turn_cap=200), seed)
+    return [(g, t, -1 if to is None else to) for g, t, to in log]
+
+
+def _to_people_per_turn(log: list[tuple[int, int, int]], people: set[int]) -> Counter[Any]:
+    return Counter((g, t) for g, t, to in log if to == -1 or to in people)
+
+
+def test_bots_ask_bots_first_and_people_at_most_once_a_turn() -> None:
+    """Issue 17: a bot's offers prompt people far less than bots. With people in
+    seats 1 and 2 the trader addresses its offers to the bot in seat 3 (to
+    everyone at most once a turn, when seat 3 cannot answer); with people
+    everywhere it makes at most one offer a turn; without people it offers to
+    everyone, several times a turn."""
+    free = _offers(frozenset())
+    assert {to for _, _, to in free} == {-1}
+    assert max(Counter((g, t) for g, t, _ in free).values()) > 1
+    mixed = _offers(frozenset({1, 2}))
+    assert {to for _, _, to in mixed} <= {3, -1} and any(to == 3 for _, _, to in mixed)
+    assert max(_to_people_per_turn(mixed, {1, 2}).values()) == 1
+    people = _offers(frozenset({1, 2, 3}))
+    assert people and max(_to_people_per_turn(people, {1, 2, 3}).values()) == 1
+    assert len(_to_people_per_turn(people, {1, 2, 3})) == len(people)
+    assert len(people) < len(free) / 2
+
+
+def test_a_stand_in_never_opens_a_trade() -> None:
+    """Issue 17: a bot playing a missing person's seat answers and plays, but
+    never offers or proposes with that person's cards."""
+    opened: list[Action] = []
+
+    def hook(s: GameState, seat: int, action: Action, events: list[Event]) -> None:
+        if seat == 0 and type(action).__name__ in ("OfferTrade", "ProposeTrade"):
+            opened.append(action)
+
+    for seed in range(4):
+        stand_in = HeuristicBot(seed)
+        stand_in.offers = False
+        bots: list[Bot] = [stand_in] + [TraderBot(seed * 10 + q) for q in range(1, 4)]
+        play_game(bots, Settings(players=4, turn_cap=200), seed, on_step=hook)
+    assert opened == []

@@ -66,6 +66,10 @@ async def test_three_timeouts_hand_the_seat_to_a_stand_in(
     assert all(seat.auto for seat in table.seats)
     overs = await asyncio.gather(*readers)
     assert all(over["winner"] == table.game.winner for over in overs)
+    # A stand-in plays a person's cards: it answers, it never opens a trade (issue 17).
+    opened = [e["type"] for m in clients[0].received if m["type"] == "events"
+              for e in m["events"] if e["type"] in ("trade_offered", "trade_proposed")]
+    assert opened == []
 
 
 async def test_acting_again_takes_the_seat_back(server: Server, connect: Connect) -> None:
