@@ -528,6 +528,9 @@ class App:
             return tr("status.reconnecting", attempt=model.attempt), WARN
         if self.banner_ok > 0 and model.connection == ONLINE:
             return tr("status.reconnected"), GOOD
+        if model.paused is not None and model.table is not None:
+            key = f"status.paused.{model.paused}"
+            return tr(key if tr.has(key) else "status.paused.other"), WARN
         return None
 
     def _draw_banner(self, surface: pygame.Surface) -> None:

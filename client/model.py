@@ -88,6 +88,8 @@ class ClientModel:
                 self.table_seats = list(msg["seats"])
                 self.table_status = msg["status"]
                 self.can_start = msg.get("can_start")
+                paused = msg.get("paused")
+                self.paused = paused if isinstance(paused, str) else None
         elif kind == "left":
             self._leave()
         elif kind == "game_started":
@@ -163,6 +165,7 @@ class ClientModel:
         self.table_seats = []
         self.table_status = None
         self.can_start = None
+        self.paused: str | None = None  # why the table refuses actions now (the server says)
         self._reset_game()
 
     def _reset_game(self) -> None:

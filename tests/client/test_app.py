@@ -228,3 +228,51 @@ def test_context_fixture(ctx: Context, sent: list[Message]) -> None:
     ctx.send({"type": "list_tables"})
     assert sent == [{"type": "list_tables"}] and ctx.options["sent"] is sent
     assert isinstance(ctx.font(14), pygame.font.Font)
+
+
+INTERNAL_CODES = {"bad_position", "invalid_log", "no_log"}
+"""Rules errors of snapshots, logs and positions: the server never sends them."""
+
+
+def _rules_codes() -> set[str]:
+    import ast
+    from pathlib import Path
+
+    codes: set[str] = set()
+    root = Path(__file__).resolve().parents[2] / "protocol" / "rules"
+    for f in root.glob("*.py"):
+        for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            name = getattr(node.func, "id", getattr(node.func, "attr", ""))
+            pos = {"_require": 2}.get(name, 1 if name.endswith(("Error", "Action", "Turn",
+                                                                 "Log")) else None)
+            if pos is not None and len(node.args) > pos and isinstance(node.args[pos],
+                                                                       ast.Constant):
+                codes.add(str(node.args[pos].value))
+    return codes - INTERNAL_CODES
+
+
+def test_every_error_code_has_words_in_both_languages() -> None:
+    """Toasts never show the server's English text in the Japanese window: every
+    error code of the protocol and every refusal code of the rules is translated."""
+    from protocol.wire import ERROR_CODES
+
+    codes = set(ERROR_CODES) | _rules_codes()
+    assert {"storage_unavailable", "proposal_limit", "cannot_afford"} <= codes
+    for lang in ("en", "ja"):
+        tr = Translator(lang)
+        missing = sorted(c for c in codes if not tr.has(f"error.{c}"))
+        assert missing == [], (lang, missing)
+
+
+def test_a_paused_table_shows_a_banner(make_app: Callable[..., App]) -> None:
+    app = make_app(name="Ann")
+    m = app.model
+    m.apply({"type": "joined", "table": "t1", "seat": 0, "settings": {"players": 3}})
+    m.apply({"type": "table", "table": "t1", "status": "playing", "seats": [],
+             "paused": "storage"})
+    banner = app.banner_text()
+    assert banner is not None and banner[0] == app.ctx.tr("status.paused.storage")
+    m.apply({"type": "table", "table": "t1", "status": "playing", "seats": []})
+    assert app.banner_text() is None
