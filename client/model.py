@@ -39,6 +39,7 @@ class ClientModel:
     table_seats: list[dict[str, Any]] = field(default_factory=list)  # name, kind, connected, auto
     table_status: str | None = None  # waiting, playing, finished
     can_start: bool | None = None  # may we start our waiting table (None: not said)
+    paused: str | None = None  # why the table refuses actions now (the server says)
     # the game
     view: dict[str, Any] | None = None
     version: int = 0
@@ -165,7 +166,7 @@ class ClientModel:
         self.table_seats = []
         self.table_status = None
         self.can_start = None
-        self.paused: str | None = None  # why the table refuses actions now (the server says)
+        self.paused = None
         self._reset_game()
 
     def _reset_game(self) -> None:
