@@ -216,13 +216,15 @@ class App:
         if self.net is not None:
             self.net.send(msg)
 
-    def connect(self, host: str, port: int, name: str) -> None:
-        """(Re)connect to ``host:port`` as ``name`` with a fresh model."""
+    def connect(self, host: str, port: int, name: str, tls: bool = False) -> None:
+        """(Re)connect to ``host:port`` as ``name`` with a fresh model; ``tls``: the
+        server announced on the LAN that it speaks TLS only."""
         if self.net is not None:
             self.net.close()
         self.model.reset()
         self._errors_seen = 0
-        self.net = self.net_factory(host, port, name)
+        self.net = (self.net_factory(host, port, name, tls=True) if tls
+                    else self.net_factory(host, port, name))
         self.net.start()
 
     def disconnect(self) -> None:
@@ -293,7 +295,7 @@ class App:
 
     # -- kaitaku play: the kept game -------------------------------------------------
 
-    def _play_net(self, host: str, port: int, name: str) -> NetClient:
+    def _play_net(self, host: str, port: int, name: str, tls: bool = False) -> NetClient:
         reclaim, self._reclaim = self._reclaim, False
         return NetClient(host, port, name, state=self.play.state, state_key=self.play.key,
                          reclaim=reclaim)
@@ -613,10 +615,17 @@ class App:
                 y += line_h
 
 
-def reclaiming_net(host: str, port: int, name: str) -> NetClient:
+def reclaiming_net(host: str, port: int, name: str, tls: bool = False) -> NetClient:
     """The window's NetClient: it stores its seat's resume token in the state file
-    (``client/state_file.py``) and reclaims that seat after a restart."""
-    return NetClient(host, port, name, state=StateFile())
+    (``client/state_file.py``) and reclaims that seat after a restart; with
+    ``tls`` it speaks TLS, checking the server's certificate against the
+    system's trusted certificates."""
+    context = None
+    if tls:
+        from bots.tls import client_context
+
+        context = client_context(None)
+    return NetClient(host, port, name, state=StateFile(), tls=context)
 
 
 def default_name() -> str:

@@ -89,7 +89,7 @@ class LobbyScene(Scene):
     ``discovery_note``: why LAN discovery is off, if it is."""
 
     def __init__(self, ctx: Context, *, name: str = "", address: str = "",
-                 on_connect: Callable[[str, int, str], None] | None = None,
+                 on_connect: Callable[..., None] | None = None,
                  on_disconnect: Callable[[], None] | None = None,
                  on_lang: Callable[[str], str] | None = None,
                  servers: Callable[[], list[Any]] | None = None,
@@ -100,6 +100,7 @@ class LobbyScene(Scene):
         self.on_disconnect = on_disconnect
         self.on_lang = on_lang
         self.servers = servers or (lambda: [])
+        self.tls_address: str | None = None  # the picked LAN server's address, if it wants TLS
         self.discovery_note = discovery_note
         self.message: str | None = None  # a local problem (bad address, ...)
         self.address_text = address
@@ -185,7 +186,10 @@ class LobbyScene(Scene):
         for inp in self.inputs:
             inp.focus(False)
         if self.on_connect is not None:
-            self.on_connect(host, port, name)
+            if self.tls_address is not None and self.tls_address == self.address_text:
+                self.on_connect(host, port, name, tls=True)
+            else:
+                self.on_connect(host, port, name)
 
     def disconnect(self) -> None:
         if self.on_disconnect is not None:
@@ -282,6 +286,8 @@ class LobbyScene(Scene):
         address = getattr(server, "address", None)
         if isinstance(address, str):
             self.address_input.set_text(address)
+            # a server that announced TLS is spoken to with TLS (at that address)
+            self.tls_address = address if getattr(server, "tls", False) is True else None
 
     def _server_activated(self, i: int) -> None:
         self._server_selected(i)
@@ -598,7 +604,7 @@ class LobbyScene(Scene):
                            (rect.x + 14, rect.y + 17), 6)
         draw_text(surface, font(17, True), fit_text(font(17, True), name, rect.w - 40),
                   (rect.x + 28, rect.y + 6))
-        info = address
+        info = address + (" · " + tr("lobby.lan.tls") if getattr(item, "tls", False) else "")
         if not compatible:
             info += " · " + tr("lobby.lan.incompatible", version=getattr(item, "version", "?"))
         elif tables is not None:

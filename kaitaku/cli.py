@@ -117,13 +117,13 @@ def _client(args: argparse.Namespace) -> int:
         from client.state_file import StateFile
 
         try:
-            tls = client_context(args.tls_ca)
+            context = client_context(args.tls_ca)
         except (OSError, ValueError) as exc:
             print(f"kaitaku client: --tls-ca {args.tls_ca!r}: {exc}", file=sys.stderr)
             return 2
 
-        def tls_net(host: str, port: int, name: str) -> NetClient:
-            return NetClient(host, port, name, state=StateFile(), tls=tls)
+        def tls_net(host: str, port: int, name: str, tls: bool = True) -> NetClient:
+            return NetClient(host, port, name, state=StateFile(), tls=context)
 
         kwargs["net_factory"] = tls_net
     try:

@@ -51,8 +51,8 @@ class Hooks:
         self.disconnects = 0
         self.langs: list[str] = []
 
-    def connect(self, host: str, port: int, name: str) -> None:
-        self.connects.append((host, port, name))
+    def connect(self, host: str, port: int, name: str, tls: bool = False) -> None:
+        self.connects.append((host, port, name, "tls") if tls else (host, port, name))
 
     def disconnect(self) -> None:
         self.disconnects += 1
@@ -144,6 +144,32 @@ def test_lan_servers_fill_the_address(ctx: Context, hooks: Hooks,
     assert scene.address_input.text == "192.168.1.20:7878" and hooks.connects == []
     click(scene, first)  # a double click connects
     assert hooks.connects == [("192.168.1.20", 7878, "Ann")]
+
+
+def test_a_lan_server_that_wants_tls_is_spoken_to_with_tls(
+        ctx: Context, hooks: Hooks, surface: pygame.Surface) -> None:
+    found = [FoundServer("Secure", "192.168.1.30", 7879, "1.3", 0, "s", tls=True),
+             FoundServer("Plain", "192.168.1.31", 7878, "1.3", 0, "p")]
+    scene = LobbyScene(ctx, name="Ann", on_connect=hooks.connect, servers=lambda: found)
+    ctx.stack.replace(scene)
+    ctx.model.apply({"type": "_status", "state": "offline", "detail": ""})
+    scene.update(0.016)
+    scene.draw(surface)
+    for row in (0, 0, 1, 1):  # double clicks: connect to each (the model stays offline)
+        click(scene, scene.server_list.row_rect(row).center)
+    assert hooks.connects[0] == ("192.168.1.30", 7879, "Ann", "tls")
+    assert hooks.connects[-1] == ("192.168.1.31", 7878, "Ann")
+    # typing another address forgets the announcement
+    scene.address_input.set_text("192.168.1.30:7000")
+    scene.connect()
+    assert hooks.connects[-1] == ("192.168.1.30", 7000, "Ann")
+
+
+def test_the_window_makes_a_tls_client_for_a_tls_server() -> None:
+    from client.app import reclaiming_net
+
+    assert reclaiming_net("127.0.0.1", 1, "Ann").tls is None
+    assert reclaiming_net("127.0.0.1", 1, "Ann", tls=True).tls is not None
 
 
 def test_table_list_join_spectate_and_sit(lobby: LobbyScene, ctx: Context,
