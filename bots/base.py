@@ -53,6 +53,14 @@ class Bot:
         :data:`~protocol.rules.MAX_PROPOSALS` proposals a turn."""
         return None
 
+    def act_early(self, view: Mapping[str, Any], legal: Sequence[Action]) -> Action | None:
+        """Optionally take a choice this seat does not owe yet (its seat is not in
+        ``view["to_act"]``): the offerer of a trade is offered ``legal`` as soon
+        as some seat accepted or countered, and may confirm that answer at once
+        instead of waiting for the others. Return one of ``legal`` to take it
+        now, or None (the default) to wait until the choice is owed."""
+        return None
+
     def on_events(self, seat: int, events: Sequence[Event]) -> None:
         """Events this seat may see, after every applied action (optional)."""
 

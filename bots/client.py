@@ -210,7 +210,10 @@ class BotClient:
                     log.exception("%s: the bot's on_events failed", self.name)
         elif kind == "legal":
             fresh = not self.pending and not self._over() and msg["version"] >= self.version
-            if msg["actions"] and fresh:
+            if msg["actions"] and fresh and not self._owed():
+                if type(self.bot).act_early is not Bot.act_early:
+                    await self._act(msg["actions"], early=True)
+            elif msg["actions"] and fresh:
                 await self._act(msg["actions"])
             elif msg.get("propose") and fresh and self._proposes():
                 await self._propose()
@@ -253,7 +256,16 @@ class BotClient:
     def _over(self) -> bool:
         return self.view is not None and self.view.get("phase") == "game_over"
 
-    async def _act(self, actions: list[dict[str, Any]]) -> None:
+    def _owed(self) -> bool:
+        """This seat owes a decision (the view's ``to_act``); the offerer of a
+        trade is also sent legal actions early, when some seat accepted."""
+        view, seat = self.view, self.outcome.seat
+        if not isinstance(view, dict) or seat is None:
+            return True
+        to_act = view.get("to_act")
+        return not isinstance(to_act, list) or seat in to_act or view.get("phase") != "trade"
+
+    async def _act(self, actions: list[dict[str, Any]], early: bool = False) -> None:
         if not isinstance(self.view, dict):
             raise ValueError("legal actions before any view")
         legal: list[Action] = []
@@ -266,7 +278,13 @@ class BotClient:
             legal.append(action_from_dict(a))  # a known type with bad fields: malformed
         if not legal:  # nothing this bot could choose from a list it must choose from
             raise ValueError(f"no action this SDK knows among {len(actions)} legal actions")
-        action = await self._decide(self.view, legal)
+        if early:  # a choice not owed yet: the bot may take it now, or wait
+            chosen = await self._decide_early(self.view, legal)
+            if chosen is None:
+                return
+            action = chosen
+        else:
+            action = await self._decide(self.view, legal)
         self.seq += 1
         self.outcome.actions += 1
         self.pending = True
@@ -307,6 +325,25 @@ class BotClient:
         self.outcome.actions += 1
         self._proposals.add(self.seq)
         self.send({"type": "action", "seq": self.seq, "action": action.to_dict()})
+
+    async def _decide_early(self, view: dict[str, Any], legal: list[Action]) -> Action | None:
+        """Ask the bot's ``act_early`` (within the budget); a slow or failing bot,
+        or an answer not in ``legal``, waits."""
+        try:
+            if inspect.iscoroutinefunction(self.bot.act_early):
+                coro = self.bot.act_early(view, legal)
+                action = await (coro if self.budget is None
+                                else asyncio.wait_for(coro, self.budget))
+            elif self.budget is None:
+                action = self.bot.act_early(view, legal)
+            else:
+                loop = asyncio.get_running_loop()
+                future = loop.run_in_executor(None, self.bot.act_early, view, legal)
+                action = await asyncio.wait_for(asyncio.shield(future), self.budget)
+        except Exception:  # TimeoutError included: it simply waits
+            log.info("%s: act_early failed or took too long; waiting", self.name)
+            return None
+        return action if action in legal else None
 
     async def _decide(self, view: dict[str, Any], legal: list[Action]) -> Action:
         """Ask the bot, within the budget; fall back on a safe action."""

@@ -515,6 +515,20 @@ class HeuristicBot(Bot):
             return self._fallback(legal)
         return action
 
+    def act_early(self, view: Mapping[str, Any], legal: Sequence[Action]) -> Action | None:
+        """As the offerer, take the first acceptable answer at once (a confirm
+        the heuristic would choose if everyone had answered); else wait."""
+        if view.get("phase") != "trade" or not any(isinstance(a, ConfirmTrade) for a in legal):
+            return None
+        try:
+            st = self._static_for(view)
+            action = self._trade(_Ctx(view, st), legal)
+        except Exception:
+            if self.raise_errors:
+                raise
+            return None
+        return action if isinstance(action, ConfirmTrade) and action in legal else None
+
     def on_events(self, seat: int, events: Sequence[Event]) -> None:
         for e in events:
             self._track(e)

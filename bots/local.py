@@ -32,6 +32,7 @@ from protocol.rules import (
 from .base import Bot
 
 _GAME_OVER = Phase.GAME_OVER.value
+_TRADE = Phase.TRADE.value
 _MAIN = Phase.MAIN.value
 
 
@@ -58,6 +59,23 @@ class LazyView(Mapping[str, Any]):
 
     def __len__(self) -> int:
         return len(self._load())
+
+
+def _ask_early(s: GameState, bots: Sequence[Bot], early: list[int],
+               loop: asyncio.AbstractEventLoop | None) -> tuple[int, Action] | None:
+    """During a trade offer, once some seat accepted or countered, the offerer
+    may confirm before everyone answered (as the server offers it ``legal``):
+    its action, to be applied next, or None (it waits)."""
+    t = s.trade
+    if s.phase != _TRADE or t is None or s.current not in early:
+        return None
+    if not any(st in (1, 3) for st in t.status) or s.current in to_act(s):
+        return None
+    q = s.current
+    action = bots[q].act_early(LazyView(s, q), legal_actions(s, q))
+    if loop is not None and inspect.isawaitable(action):
+        action = loop.run_until_complete(action)
+    return None if action is None else (q, action)
 
 
 def _ask_proposers(s: GameState, bots: Sequence[Bot], proposers: list[int], able: set[int],
@@ -118,6 +136,8 @@ def play_game(
     # Bots that may propose trades to the current player (R-TRADE-2) are asked
     # when their seat becomes able to, as a network bot is (legal.propose).
     proposers = [q for q, b in enumerate(bots) if type(b).propose is not Bot.propose]
+    # An offerer may confirm the first acceptable answer before all have answered.
+    early = [q for q, b in enumerate(bots) if type(b).act_early is not Bot.act_early]
     able: set[int] = set()
     decisions = 0
     acts = [b.act for b in bots]
@@ -126,11 +146,11 @@ def play_game(
                                                              for q in proposers))):
         loop = asyncio.new_event_loop()  # async bots run in-process too
 
-    proposal: tuple[int, Action] | None = None
+    unprompted: tuple[int, Action] | None = None  # a proposal or an early confirm
     while s.phase != _GAME_OVER:
-        if proposal is not None:
-            seat, action = proposal
-            proposal = None
+        if unprompted is not None:
+            seat, action = unprompted
+            unprompted = None
         else:
             seat = to_act(s)[0]
             legal = legal_actions(s, seat)
@@ -150,8 +170,10 @@ def play_game(
         if listeners:
             for q, b in listeners:
                 b.on_events(q, redact(events, q))
-        if proposers:
-            proposal = _ask_proposers(s, bots, proposers, able, loop)
+        if early:
+            unprompted = _ask_early(s, bots, early, loop)
+        if proposers and unprompted is None:
+            unprompted = _ask_proposers(s, bots, proposers, able, loop)
     for q, b in enumerate(bots):
         b.on_game_over(observe(s, q))
     return GameResult(

@@ -86,35 +86,45 @@ class TimedBot(Bot):
         self.bot.on_game_over(view)
 
 
-class _TimedListening(TimedBot):
-    def on_events(self, seat: int, events: Any) -> None:
-        self.bot.on_events(seat, events)
+def _timed_call(self: TimedBot, method: str, *args: Any) -> Any:
+    t = time.perf_counter()
+    action = getattr(self.bot, method)(*args)
+    now = time.perf_counter()
+    self.times.append(round((now - t) * 1e6, 2))
+    if now > self.deadline:
+        raise GameTimeout("the game ran past its time limit")
+    return action
 
 
-class _TimedProposing(TimedBot):
-    def propose(self, view: Any) -> Any:
-        t = time.perf_counter()
-        action = self.bot.propose(view)
-        now = time.perf_counter()
-        self.times.append(round((now - t) * 1e6, 2))
-        if now > self.deadline:
-            raise GameTimeout("the game ran past its time limit")
-        return action
+def _on_events(self: TimedBot, seat: int, events: Any) -> None:
+    self.bot.on_events(seat, events)
 
 
-class _TimedListeningProposing(_TimedProposing, _TimedListening):
-    pass
+def _propose(self: TimedBot, view: Any) -> Any:
+    return _timed_call(self, "propose", view)
+
+
+def _act_early(self: TimedBot, view: Any, legal: Any) -> Any:
+    return _timed_call(self, "act_early", view, legal)
+
+
+_HOOKS = {"on_events": _on_events, "propose": _propose, "act_early": _act_early}
+_TIMED_CLASSES: dict[frozenset[str], type[TimedBot]] = {}
 
 
 def timed(bot: Bot, times: list[float], deadline: float = math.inf) -> TimedBot:
-    """``bot``, timed (microseconds into ``times``), with a game deadline. A
-    bot that does not listen to events (or never proposes trades) stays so for
-    the runner, which then skips redacting events (or asking) for it."""
-    listens = type(bot).on_events is not Bot.on_events
-    proposes = type(bot).propose is not Bot.propose
-    cls: type[TimedBot] = (
-        (_TimedListeningProposing if proposes else _TimedListening) if listens
-        else (_TimedProposing if proposes else TimedBot))
+    """``bot``, timed (microseconds into ``times``), with a game deadline. The
+    wrapper has exactly the optional hooks the bot has (``on_events``,
+    ``propose``, ``act_early``), so a bot that does not listen to events (or
+    never proposes, or never acts early) stays so for the runner, which then
+    skips that work for it."""
+    hooks = frozenset(name for name in _HOOKS
+                      if getattr(type(bot), name) is not getattr(Bot, name))
+    cls = _TIMED_CLASSES.get(hooks)
+    if cls is None:
+        cls = type("TimedBot_" + "_".join(sorted(hooks)), (TimedBot,),
+                   {name: _HOOKS[name] for name in hooks})
+        _TIMED_CLASSES[hooks] = cls
     return cls(bot, times, deadline)
 
 
@@ -191,9 +201,14 @@ def is_command(spec: str) -> bool:
     return spec.startswith(COMMAND_PREFIX)
 
 
-class _Watched(_TimedListening):
-    """An in-process bot in a networked game: timed, and its first error kept
-    (the bot SDK would otherwise play a fallback action and carry on)."""
+class _Watched(TimedBot):
+    """An in-process bot in a networked game: timed, every hook passed on, and
+    its first error kept (the bot SDK would otherwise play a fallback action
+    and carry on)."""
+
+    on_events = _on_events
+    propose = _propose
+    act_early = _act_early
 
     def __init__(self, bot: Bot, times: list[float], errors: list[BaseException]) -> None:
         super().__init__(bot, times, math.inf)

@@ -235,3 +235,45 @@ def test_a_stand_in_never_opens_a_trade() -> None:
         bots: list[Bot] = [stand_in] + [TraderBot(seed * 10 + q) for q in range(1, 4)]
         play_game(bots, Settings(players=4, turn_cap=200), seed, on_step=hook)
     assert opened == []
+
+
+# -- the first acceptable answer ------------------------------------------------------------
+
+
+def test_the_offerer_takes_the_first_acceptable_answer_at_once() -> None:
+    """Issue 17: an offerer need not wait for every answer. As soon as one seat
+    accepts, the heuristic confirms (act_early) while the others still think;
+    an answer it would not take leaves it waiting (None)."""
+    s = _main_phase()
+    p, q = s.current, (s.current + 1) % 4
+    s.hands[p] = [4, 0, 4, 2, 2]  # one ore short of a city
+    s.hands[q] = [2, 2, 0, 2, 2]
+    _offer(s, cards(wool=1), cards(ore=1))
+    apply(s, AcceptTrade(), q)
+    assert p not in to_act(s) and len(to_act(s)) == 2  # two seats still deciding
+    bot = HeuristicBot(1)
+    bot.raise_errors = True
+    assert bot.act_early(observe(s, p), legal_actions(s, p)) == ConfirmTrade(q)
+    # a counter asking too much: keep waiting for the others
+    s = _main_phase()
+    s.hands[p] = [4, 0, 4, 2, 2]
+    s.hands[q] = [2, 2, 0, 2, 2]
+    _offer(s, cards(wool=1), cards(ore=1))
+    apply(s, CounterOffer(cards(ore=1), cards(wool=2 + MAX_OVERPAY)), q)
+    assert bot.act_early(observe(s, p), legal_actions(s, p)) is None
+
+
+def test_in_process_games_confirm_before_everyone_answered() -> None:
+    early: list[int] = []
+
+    class Recording(HeuristicBot):
+        def act_early(self, view: Any, legal: Any) -> Action | None:
+            action = super().act_early(view, legal)
+            if action is not None:
+                early.append(len(view["to_act"]))
+            return action
+
+    for seed in range(4):
+        bots: list[Bot] = [Recording(seed * 4 + q) for q in range(4)]
+        play_game(bots, Settings(players=4, turn_cap=200), seed)
+    assert early and all(n >= 1 for n in early)  # confirmed while seats were deciding
