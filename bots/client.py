@@ -392,18 +392,7 @@ async def run_bot(bot: Bot, host: str, port: int, *, name: str = "bot",
                        read_timeout=read_timeout)
     try:
         await client.handshake()
-        if create is not None:
-            client.send({"type": "create_table", "settings": create.get("settings", create),
-                         "bots": create.get("bots", [])})
-        elif table is not None:
-            join: Message = {"type": "join", "table": table}
-            if seat is not None:
-                join["seat"] = seat
-            if key is not None:
-                join["key"] = key
-            client.send(join)
-        else:
-            raise ValueError("give a table to join or settings to create one")
+        _sit_down(client, table, seat, key, create)
         attempt = 0
         while True:
             try:
@@ -425,6 +414,46 @@ async def run_bot(bot: Bot, host: str, port: int, *, name: str = "bot",
                 client.attach(reader, writer)
                 await client.handshake(resume=client.resume_token)
                 client.outcome.reconnects += 1
+    finally:
+        client.stop_watchdog()
+        client.writer.close()
+        with contextlib.suppress(ConnectionError, OSError):
+            await client.writer.wait_closed()
+
+
+def _sit_down(client: BotClient, table: str | None, seat: int | None, key: str | None,
+              create: dict[str, Any] | None) -> None:
+    """Send the ``create_table`` or ``join`` that seats the bot."""
+    if create is not None:
+        client.send({"type": "create_table", "settings": create.get("settings", create),
+                     "bots": create.get("bots", [])})
+    elif table is not None:
+        join: Message = {"type": "join", "table": table}
+        if seat is not None:
+            join["seat"] = seat
+        if key is not None:
+            join["key"] = key
+        client.send(join)
+    else:
+        raise ValueError("give a table to join or settings to create one")
+
+
+async def run_bot_stream(bot: Bot, reader: asyncio.StreamReader,
+                         writer: asyncio.StreamWriter, *, name: str = "bot",
+                         table: str | None = None, seat: int | None = None,
+                         key: str | None = None, create: dict[str, Any] | None = None,
+                         budget: float | None = None, keepalive: float = KEEPALIVE,
+                         read_timeout: float = READ_TIMEOUT) -> BotOutcome:
+    """:func:`run_bot` over a connection that is already open: the two ends of
+    a socket pair, or standard input and output (:func:`bots.stdio.open_stdio`,
+    ``kaitaku bot --stdio``). The same frames and messages; a stream cannot be
+    opened again, so there is no reconnection."""
+    client = BotClient(bot, reader, writer, name, budget, keepalive=keepalive,
+                       read_timeout=read_timeout)
+    try:
+        await client.handshake()
+        _sit_down(client, table, seat, key, create)
+        return await client.play()
     finally:
         client.stop_watchdog()
         client.writer.close()

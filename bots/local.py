@@ -113,6 +113,11 @@ class IllegalBotAction(RuntimeError):
     """A bot chose an action the engine refused."""
 
 
+IllegalHook = Callable[[int, Action, Sequence[Action], RulesError], "Action | None"]
+"""Called with (seat, the refused action, the seat's legal actions, the error):
+the action to play instead, or None to stop the game with :class:`IllegalBotAction`."""
+
+
 def play_game(
     bots: Sequence[Bot],
     settings: Settings | None = None,
@@ -121,9 +126,13 @@ def play_game(
     on_step: StepHook | None = None,
     keep_log: bool = True,
     chance: ChanceSource | None = None,
+    on_illegal: IllegalHook | None = None,
 ) -> GameResult:
     """Play one game to the end; ``bots[i]`` plays seat ``i``. ``chance`` gives
-    the outcome of each action that draws chance (default: the game's RNG)."""
+    the outcome of each action that draws chance (default: the game's RNG).
+    A bot's illegal decision stops the game with :class:`IllegalBotAction`
+    unless ``on_illegal`` gives an action to play instead (a refused proposal
+    is then simply dropped, as a server drops it)."""
     settings = settings or Settings(players=len(bots))
     if len(bots) != settings.players:
         raise ValueError(f"{settings.players} seats need {settings.players} bots")
@@ -148,6 +157,7 @@ def play_game(
 
     unprompted: tuple[int, Action] | None = None  # a proposal or an early confirm
     while s.phase != _GAME_OVER:
+        proposed = unprompted is not None
         if unprompted is not None:
             seat, action = unprompted
             unprompted = None
@@ -161,9 +171,18 @@ def play_game(
             events = apply(s, action, seat,
                            None if chance is None else chance(s, seat, action))
         except RulesError as exc:
-            raise IllegalBotAction(
-                f"bot {bots[seat].name} (seat {seat}) chose {action!r}: {exc}"
-            ) from exc
+            instead = None
+            if on_illegal is not None:
+                if proposed:
+                    continue  # a refused proposal (or early confirm): nothing happens
+                instead = on_illegal(seat, action, legal, exc)
+            if instead is None:
+                raise IllegalBotAction(
+                    f"bot {bots[seat].name} (seat {seat}) chose {action!r}: {exc}"
+                ) from exc
+            action = instead
+            events = apply(s, action, seat,
+                           None if chance is None else chance(s, seat, action))
         decisions += 1
         if on_step is not None:
             on_step(s, seat, action, events)

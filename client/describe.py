@@ -7,7 +7,6 @@ bought card, a stolen resource) has its own wording for the hidden case.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -20,28 +19,28 @@ Tr = Callable[..., str]
 DEV_NAMES = ("knight", "road_building", "year_of_plenty", "monopoly", "victory_point")
 
 
-_BUILTIN_BOT = re.compile(r"(random|greedy|heuristic|search)-bot(?: ([1-4]))?")
-"""The names the server gives the built-in bots it starts (``heuristic-bot 2``)."""
-
-
 def builtin_bot(name: str, kind: str | None) -> str | None:
     """The built-in bot kind (random, greedy, heuristic, search) of a bot seat the
-    server named (``heuristic-bot 2``); None for anyone else."""
-    m = _BUILTIN_BOT.fullmatch(name) if kind == "bot" else None
-    return m.group(1) if m is not None else None
+    server named (``Bot 2 (Normal)``, or an older server's ``heuristic-bot 2``;
+    :func:`bots.levels.parse_bot_name`); None for anyone else."""
+    from bots.levels import parse_bot_name
+
+    parsed = parse_bot_name(name) if kind == "bot" else None
+    return parsed[0] if parsed is not None else None
 
 
 def player_name(name: str, kind: str | None, tr: Tr) -> str:
-    """A seat's name as the players see it: a built-in bot by its level
-    ("Bot 2 (Normal)"), anybody else by the name they chose."""
-    m = _BUILTIN_BOT.fullmatch(name) if kind == "bot" else None
-    if m is None:
-        return name
-    from bots.levels import level_of
+    """A seat's name as the players see it: a built-in bot by its level in the
+    window's language ("Bot 2 (Normal)", "ボット2（普通）"), anybody else by the
+    name they chose."""
+    from bots.levels import level_of, parse_bot_name
 
-    level = level_of(m.group(1))
+    parsed = parse_bot_name(name) if kind == "bot" else None
+    if parsed is None:
+        return name
+    bot_kind, n = parsed
+    level = level_of(bot_kind)
     label = tr(f"bot.level.{level}") if level else tr("bot.level.random")
-    n = m.group(2)
     return tr("bot.name", level=label, n=n) if n else tr("bot.name_plain", level=label)
 
 

@@ -197,12 +197,20 @@ def _server(args: argparse.Namespace) -> int:
                     spectators_per_table=args.max_spectators,
                     spectators_per_address=args.max_spectators_per_address)
     db = None if args.db == ":none:" else (args.db or default_db_path())
+    from .ladder_cmd import server_extension
+
+    try:
+        ladder, web = server_extension(args)
+    except ValueError as exc:
+        print(f"kaitaku server: {exc}", file=sys.stderr)
+        return 2
     try:
         srv = Server(args.host, args.port, name=args.name, db=db,
                      durable="full" if args.fsync else "normal",
                      keep_finished=(None if args.keep_finished is None
                                     else args.keep_finished * 86400.0),
-                     limits=limits, tls_cert=args.tls_cert, tls_key=args.tls_key)
+                     limits=limits, tls_cert=args.tls_cert, tls_key=args.tls_key,
+                     extension=ladder)
     except StorageError as exc:
         print(f"kaitaku server: {exc}", file=sys.stderr)
         return 2
@@ -221,6 +229,12 @@ def _server(args: argparse.Namespace) -> int:
             return 2
         print(f"kaitaku server listening on {srv.host}:{srv.port}"
               f"{' (TLS)' if srv.tls is not None else ''}", flush=True)
+        if ladder is not None:
+            print(f"ladder: {ladder.store.path} ({ladder.config.players} players, clock "
+                  f"{ladder.config.clock.text()})", flush=True)
+        if web is not None:
+            web.start()
+            print(f"ladder page: http://{web.host}:{web.port}/", flush=True)
         advertiser = await _advertise(args, srv)
         serving = asyncio.ensure_future(srv.serve_forever())
         loop = asyncio.get_running_loop()
@@ -233,6 +247,8 @@ def _server(args: argparse.Namespace) -> int:
         finally:
             if advertiser is not None:
                 await advertiser.stop()
+            if web is not None:
+                web.stop()
             await srv.close()
         return 0
 
@@ -306,11 +322,30 @@ def _bot(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     key = args.key
+    if args.stdio and args.key_stdin:
+        print("kaitaku bot: with --stdio standard input is the connection: give --key",
+              file=sys.stderr)
+        return 2
     if args.key_stdin:  # the key on the first line of standard input (not in argv)
         key = sys.stdin.readline().strip() or None
-    if args.exit_with_stdin:
+    if (args.connect is None) == (not args.stdio):
+        print("kaitaku bot: give --connect HOST:PORT or --stdio", file=sys.stderr)
+        return 2
+    if args.exit_with_stdin and not args.stdio:
         _exit_with_stdin()
-    host, _, port = args.connect.rpartition(":")
+    host, _, port = (args.connect or "").rpartition(":")
+    if args.ladder is not None:
+        if args.stdio:
+            print("kaitaku bot: --ladder plays over --connect", file=sys.stderr)
+            return 2
+        from .ladder_cmd import run_bot_on_ladder
+
+        try:
+            tls = _client_tls(args)
+        except (OSError, ValueError) as exc:
+            print(f"kaitaku bot: TLS: {exc}", file=sys.stderr)
+            return 2
+        return run_bot_on_ladder(args, key, tls)
     try:
         bot = make_bot(args.bot, args.seed)
     except (ValueError, ImportError, AttributeError, TypeError) as exc:
@@ -324,15 +359,29 @@ def _bot(args: argparse.Namespace) -> int:
     if args.budget is not None and hasattr(bot, "budget"):
         bot.budget = 0.8 * args.budget  # think within the SDK's budget, with room to spare
     create = json.loads(args.create) if args.create else None
+
+    async def play() -> Any:
+        if args.stdio:  # the connection is standard input and output (PROTOCOL.md 1.3)
+            from bots.client import run_bot_stream
+            from bots.stdio import open_stdio
+
+            reader, writer = await open_stdio()
+            return await run_bot_stream(bot, reader, writer, name=args.name,
+                                        table=args.table, seat=args.seat, key=key,
+                                        create=create, budget=args.budget)
+        return await run_bot(bot, host or "127.0.0.1", int(port), name=args.name,
+                             table=args.table, seat=args.seat, key=key, create=create,
+                             budget=args.budget, tls=tls)
+
     try:
-        outcome = asyncio.run(run_bot(bot, host or "127.0.0.1", int(port), name=args.name,
-                                      table=args.table, seat=args.seat, key=key,
-                                      create=create, budget=args.budget, tls=tls))
+        outcome = asyncio.run(play())
     except (ProtocolError, OSError) as exc:  # ConnectionError and ssl.SSLError included
         print(f"kaitaku bot: {exc}", file=sys.stderr)
         return 1
+    # With --stdio standard output is the connection: the summary goes to stderr.
     print(json.dumps({"table": outcome.table, "seat": outcome.seat, "winner": outcome.winner,
-                      "scores": outcome.scores, "actions": outcome.actions}), flush=True)
+                      "scores": outcome.scores, "actions": outcome.actions}),
+          file=sys.stderr if args.stdio else sys.stdout, flush=True)
     return 0 if outcome.finished else 1
 
 
@@ -494,6 +543,9 @@ def build_parser() -> argparse.ArgumentParser:
              "connections of one address watching tables")):
         srv.add_argument(flag, type=_positive_int, default=default, metavar="N",
                          help=f"most {what} (default {default})")
+    from .ladder_cmd import add_ladder_parser, add_server_flags
+
+    add_server_flags(srv)
     adv = srv.add_mutually_exclusive_group()
     adv.add_argument("--advertise", dest="advertise", action="store_true", default=None,
                      help="announce the server on the LAN (mDNS, _kaitaku._tcp); the default "
@@ -503,7 +555,10 @@ def build_parser() -> argparse.ArgumentParser:
     srv.set_defaults(func=_server)
 
     bot = sub.add_parser("bot", help="run a bot that joins a server's table")
-    bot.add_argument("--connect", required=True, metavar="HOST:PORT")
+    bot.add_argument("--connect", default=None, metavar="HOST:PORT")
+    bot.add_argument("--stdio", action="store_true",
+                     help="the connection is standard input and output instead of TCP (a "
+                          "sandboxed league entry; docs/PROTOCOL.md, section 1.3)")
     bot.add_argument("--bot", default="random",
                      help="random, greedy, heuristic, search, or module:Class (your own bot)")
     bot.add_argument("--budget", type=float, default=None, metavar="SECONDS",
@@ -525,13 +580,21 @@ def build_parser() -> argparse.ArgumentParser:
                      help='create a table instead: {"settings": {...}, "bots": [...]}')
     bot.add_argument("--name", default="bot")
     bot.add_argument("--seed", type=int, default=None)
+    bot.add_argument("--ladder", default=None, metavar="NAME",
+                     help="play on a live ladder as NAME (its key with --key-stdin, --key or "
+                          "$KAITAKU_LADDER_KEY) instead of one table")
+    bot.add_argument("--games", type=_positive_int, default=10,
+                     help="with --ladder: how many games to play (default 10)")
     bot.set_defaults(func=_bot)
+
+    add_ladder_parser(sub, _tls_flags)
 
     lg = sub.add_parser("league", help="a bot league: many seeded games, rated (openskill)")
     lg.add_argument("--entry", action="append", default=[], metavar="NAME=SPEC",
                     help="an entry: NAME=random|greedy|heuristic|search|module:Class, or "
-                         "NAME='cmd:COMMAND' run per game with {host} {port} {table} {seat} "
-                         "{key} {python} {bot_seed} filled in (see docs/LEAGUE.md); repeat")
+                         "NAME='cmd:COMMAND' run per game, sandboxed, on its standard input "
+                         "and output, with {table} {seat} {key} {python} {bot_seed} filled "
+                         "in (see docs/LEAGUE.md); repeat")
     lg.add_argument("--games", type=int, default=100,
                     help="games in the league, rounded up to balanced blocks (default 100)")
     lg.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
@@ -551,6 +614,32 @@ def build_parser() -> argparse.ArgumentParser:
     lg.add_argument("--duplicate", action="store_true",
                     help="duplicate matches: every seat rotation of the same entries plays "
                          "the same board with the same dice, deck and draws")
+    lg.add_argument("--clock", default=None, metavar="BASE+INC",
+                    help="a chess clock per seat and game: BASE seconds in the bank, INC "
+                         "seconds added with each decision (e.g. 60+1); out of time: the "
+                         "default action; after --clock-timeouts timeouts (or a crash) the "
+                         "entry forfeits (default: no clock)")
+    from server.clock import DEFAULT_TIMEOUTS
+
+    lg.add_argument("--clock-timeouts", type=_positive_int, default=DEFAULT_TIMEOUTS,
+                    metavar="N", help="timeouts in one game after which an entry forfeits "
+                                      f"(default {DEFAULT_TIMEOUTS})")
+    lg.add_argument("--no-sandbox", action="store_true",
+                    help="run cmd: entries with your rights and a loopback port ({host}, "
+                         "{port}) instead of sandboxed on their standard input and output; "
+                         "only for programs you trust")
+    from league.sandbox import Limits as SandboxLimits
+
+    sl = SandboxLimits()
+    for flag, default, what in (
+            ("--sandbox-memory", sl.memory_mb, "address space of a sandboxed entry, MB"),
+            ("--sandbox-cpu", sl.cpu_seconds, "CPU seconds of a sandboxed entry per game"),
+            ("--sandbox-processes", sl.processes,
+             "processes and threads a sandboxed entry may have"),
+            ("--sandbox-files", sl.open_files, "open files of a sandboxed entry"),
+            ("--sandbox-file-size", sl.file_mb, "largest file a sandboxed entry writes, MB")):
+        lg.add_argument(flag, type=int, default=default, metavar="N",
+                        help=f"{what} (default {default}; 0: no limit)")
     lg.add_argument("--json", action="store_true", help="print one JSON object")
     lg.add_argument("--quiet", action="store_true", help="no progress line on stderr")
     lg.set_defaults(func=_league)
@@ -564,6 +653,8 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--server-db", nargs="?", const="", default=None, metavar="PATH",
                     help="read the game server's database instead (kaitaku server --db; "
                          "default $XDG_DATA_HOME/kaitaku/kaitaku.db): its finished tables")
+    rp.add_argument("--ladder-db", default=None, metavar="PATH",
+                    help="read a ladder's database instead (kaitaku server --ladder PATH)")
     rp.add_argument("--window", action="store_true",
                     help="open the replay viewer: step, seek, play at any speed, every "
                          "hand shown")

@@ -60,10 +60,10 @@ class _SeededServer(Server):
         super().__init__(*args, **kw)
         self.next_seed = seed
 
-    def attach_table(self, table: Table[Session]) -> None:
+    def attach_table(self, table: Table[Session], durable: bool = True) -> None:
         if self.next_seed is not None and table.status == "waiting":
             table.seed, self.next_seed = self.next_seed, None
-        super().attach_table(table)
+        super().attach_table(table, durable)
 
     def abandon(self, table_id: str) -> None:
         """Give up an unfinished game: off the list, out of the database, its

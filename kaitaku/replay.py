@@ -110,6 +110,50 @@ def list_server_games(db: str) -> list[dict[str, Any]]:
         raise ReplayError(str(exc)) from exc
 
 
+# --- a ladder's database ------------------------------------------------------------------
+
+
+def load_ladder_game(db: str, game_id: int) -> tuple[GameLog, list[str], str]:
+    """A ladder game's log, its bots' names and a line about it (the database
+    opened read-only: a running ladder may be writing it)."""
+    from league.ladder import open_read_only, read_game
+
+    if not Path(db).exists():
+        raise ReplayError(f"no database {db}")
+    try:
+        conn = open_read_only(db)
+        try:
+            game, log = read_game(conn, game_id)
+        finally:
+            conn.close()
+    except KeyError:
+        raise ReplayError(f"no game {game_id} in {db}") from None
+    except (sqlite3.Error, ValueError, TypeError, RulesError) as exc:
+        raise ReplayError(f"game {game_id} in {db} cannot be read: {exc}") from exc
+    if log is None:
+        raise ReplayError(f"ladder game {game_id} has no log ({game.status})")
+    head = (f"ladder game {game.id} (board seed {game.seed}): "
+            + ", ".join(f"{_seat_name(q, len(game.seats))} {n}"
+                        for q, n in enumerate(game.seats)))
+    return log, game.seats, head
+
+
+def list_ladder_games(db: str) -> list[dict[str, Any]]:
+    from league.ladder import open_read_only, read_games
+
+    if not Path(db).exists():
+        raise ReplayError(f"no database {db}")
+    try:
+        conn = open_read_only(db)
+        try:
+            games = read_games(conn, 100_000)
+        finally:
+            conn.close()
+    except (sqlite3.Error, ValueError, TypeError) as exc:
+        raise ReplayError(f"{db}: {exc}") from exc
+    return [{"id": g.id, "seats": g.seats, "status": g.status} for g in games]
+
+
 def list_league_games(db: str) -> list[dict[str, Any]]:
     """Every game of a league database: id, league, index, seats, status."""
     from league.store import connect, list_games
@@ -172,13 +216,28 @@ def main_replay_command(args: Any) -> int:
         from server.storage import default_db_path
 
         server_db = args.server_db or str(default_db_path())
+    ladder_db = getattr(args, "ladder_db", None)
     try:
+        if args.list and ladder_db is not None:
+            for g in list_ladder_games(ladder_db):
+                print(f"{g['id']}  {g['status']}  ({', '.join(g['seats'])})")
+            return 0
         if args.list:
             return _list(server_db, args.db)
         if args.game_id is None:
             print("kaitaku replay: give a GAME_ID (--list shows them)", file=sys.stderr)
             return 2
-        if server_db is not None:
+        if ladder_db is not None:
+            try:
+                ladder_id = int(args.game_id)
+            except ValueError:
+                print(f"kaitaku replay: a ladder game id is a number, not {args.game_id!r}",
+                      file=sys.stderr)
+                return 2
+            log, names, head = load_ladder_game(ladder_db, ladder_id)
+            kinds = ["bot"] * len(names)
+            title = f"ladder #{ladder_id}"
+        elif server_db is not None:
             log, names, kinds, title = load_server_game(server_db, str(args.game_id))
             head = f"table {args.game_id} ({title}): " + ", ".join(names)
         else:

@@ -4,11 +4,14 @@ openskill's Plackett-Luce model, written up as a report (``kaitaku league``).
 | module | its one job |
 | --- | --- |
 | ``schedule`` | entries, balanced seat rotations, each game's seed |
-| ``games`` | playing one scheduled game (in-process bots or ``cmd:`` programs), timed |
+| ``games`` | one scheduled game (in-process bots or ``cmd:`` programs), timed, clocked |
+| ``sandbox`` | running an untrusted ``cmd:`` program so that it reaches nothing but its game |
+| ``duplicate`` | duplicate matches: the same chance in every seat rotation of a board |
 | ``store`` | the league database: leagues, games with their logs, decision times |
 | ``ratings`` | openskill ratings, standings, head-to-head |
 | ``run`` | running (or resuming) a league: local, process pool or dask cluster |
-| ``report`` | the HTML and Markdown report |
+| ``report``, ``charts`` | the HTML and Markdown report, its SVG charts |
+| ``ladder``, ``ladder_web`` | the live ladder (``kaitaku server --ladder``), its web page |
 | ``stats`` | small statistics shared with the benchmarks (Wilson interval, percentiles) |
 """
 

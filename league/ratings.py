@@ -23,6 +23,10 @@ class Standing:
     vp_total: int = 0
     failed: int = 0
     decision_us: list[float] = field(default_factory=list)
+    timeouts: int = 0
+    """Chess-clock timeouts, over all its seats."""
+    forfeits: int = 0
+    """Seat-games it forfeited (ranked last in them)."""
 
     @property
     def win_rate(self) -> float:
@@ -50,7 +54,8 @@ class Standing:
             "mean_vp": round(self.mean_vp, 3), "failed_games": self.failed,
             "decision_ms_mean": round(self.mean_decision_ms, 4),
             "decision_ms_p99": round(self.p99_decision_ms, 4),
-            "decisions": len(self.decision_us),
+            "decisions": len(self.decision_us), "timeouts": self.timeouts,
+            "forfeits": self.forfeits,
         }
 
 
@@ -90,8 +95,11 @@ def rate(names: Sequence[str], games: Iterable[StoredGame]) -> Standings:
         for q, n in enumerate(g.seats):
             st = table[n]
             st.games += 1
-            st.wins += g.winner == q
+            st.wins += g.winner == q and q not in g.forfeits
             st.vp_total += g.vp[q]
+            st.forfeits += q in g.forfeits
+            if q < len(g.timeouts):
+                st.timeouts += g.timeouts[q]
             if q < len(g.times):
                 st.decision_us.extend(g.times[q])
         teams = [[model.rating(mu=ratings[n].mu, sigma=ratings[n].sigma)] for n in g.seats]
@@ -111,6 +119,27 @@ def rate(names: Sequence[str], games: Iterable[StoredGame]) -> Standings:
     return Standings(ordered, history, played, failed)
 
 
+def rate_one(ratings: Sequence[tuple[float, float]],
+             ranks: Sequence[int]) -> list[tuple[float, float]]:
+    """One game's update of its seats' (mu, sigma), ranked by ``ranks`` (0 =
+    best): the same Plackett-Luce model as :func:`rate` (the ladder rates each
+    game as it ends). A new entry starts from :func:`prior`."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    teams = [[model.rating(mu=mu, sigma=sigma)] for mu, sigma in ratings]
+    new = model.rate(teams, ranks=[float(r) for r in ranks])
+    return [(team[0].mu, team[0].sigma) for team in new]
+
+
+def prior() -> tuple[float, float]:
+    """The (mu, sigma) an entry starts with."""
+    from openskill.models import PlackettLuce
+
+    r = PlackettLuce().rating()
+    return r.mu, r.sigma
+
+
 def head_to_head(names: Sequence[str], games: Iterable[StoredGame]) -> dict[str, dict[str, Any]]:
     """``h2h[a][b]``: (wins of a, games where a and b both played), as a dict."""
     h2h: dict[str, dict[str, Any]] = {a: {b: [0, 0] for b in names} for a in names}
@@ -118,7 +147,8 @@ def head_to_head(names: Sequence[str], games: Iterable[StoredGame]) -> dict[str,
         if g.status != "ok":
             continue
         present = set(g.seats)
-        winner = g.seats[g.winner] if g.winner is not None else None
+        winner = (g.seats[g.winner] if g.winner is not None and g.winner not in g.forfeits
+                  else None)
         for a in present:
             for b in present:
                 if a == b:

@@ -24,12 +24,14 @@ def _standings_rows(standings: Standings) -> list[list[str]]:
         rows.append([str(i), s.name, f"{s.ordinal:.2f}", f"{s.mu:.2f}", f"{s.sigma:.2f}",
                      str(s.games), str(s.wins), f"{s.win_rate:.1%}", f"{lo:.1%}-{hi:.1%}",
                      f"{s.mean_vp:.2f}", f"{s.mean_decision_ms:.3f}",
-                     f"{s.p99_decision_ms:.3f}", str(s.failed)])
+                     f"{s.p99_decision_ms:.3f}", str(s.timeouts), str(s.forfeits),
+                     str(s.failed)])
     return rows
 
 
 _STANDINGS_HEAD = ["#", "entry", "ordinal", "mu", "sigma", "games", "wins", "win rate",
-                   "95% CI", "mean VP", "ms/decision", "p99 ms", "failed games"]
+                   "95% CI", "mean VP", "ms/decision", "p99 ms", "timeouts", "forfeits",
+                   "failed games"]
 
 
 def _h2h_cell(cell: Sequence[int]) -> str:
@@ -43,7 +45,15 @@ def _replay_cmd(game: StoredGame, db: str) -> str:
 
 def _game_row(g: StoredGame) -> list[str]:
     winner = g.seats[g.winner] if g.winner is not None else "–"
-    seats = ", ".join(f"{n} ({g.vp[q]})" if g.vp else n for q, n in enumerate(g.seats))
+    if g.winner is not None and g.winner in g.forfeits:
+        winner += " (forfeited)"
+
+    def seat(q: int, n: str) -> str:
+        if not g.vp:
+            return n
+        return f"{n} ({g.vp[q]}, forfeited)" if q in g.forfeits else f"{n} ({g.vp[q]})"
+
+    seats = ", ".join(seat(q, n) for q, n in enumerate(g.seats))
     return [str(g.id), str(g.index), str(g.seed), seats, winner, str(g.turns),
             f"{g.duration:.2f}", g.status if g.status == "ok" else f"failed: {g.error}"]
 
@@ -94,6 +104,10 @@ def render(db: str, league: int) -> tuple[str, str]:
     title = f"Kaitaku league {league}"
     entries_text = ", ".join(f"{e['name']} = {e['spec']}" for e in info["entries"])
     mode = "duplicate, " if info.get("mode") == "duplicate" else ""
+    clock = info.get("clock")
+    if clock:
+        mode += (f"clock {clock['clock_ms'] / 1000:g}+{clock['clock_increment_ms'] / 1000:g} s "
+                 f"({clock['clock_timeouts']} timeouts forfeit), ")
     summary = (f"{mode}seed {info['seed']}, {info['settings']['players']} players, "
                f"{len(games)} of {len(games) and max(g.index for g in games) + 1} games stored "
                f"({standings.played} ok, {standings.failed} failed); entries: {entries_text}")
@@ -104,7 +118,9 @@ def render(db: str, league: int) -> tuple[str, str]:
           "|" + "---|" * len(_STANDINGS_HEAD)]
     md += ["| " + " | ".join(r) + " |" for r in _standings_rows(standings)]
     md += ["", "Ratings: openskill Plackett-Luce over each game's ranking (final VP, the "
-           "winner first); ordinal = mu - 3 sigma. Games and wins count seats.", "",
+           "winner first, a seat that forfeited last); ordinal = mu - 3 sigma. Games and "
+           "wins count seats. Decision times: in-process entries' act(), cmd: entries as "
+           "the server measures them (its legal sent to their action received).", "",
            "## Head to head", "", "Row entry's win rate in games where the column entry "
            "also played.", "", "| | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
     md += [f"| {a} | " + " | ".join(_h2h_cell(h2h[a][b]) for b in names) + " |" for a in names]
@@ -127,13 +143,17 @@ def render(db: str, league: int) -> tuple[str, str]:
         h.append("<tr>" + "".join(f'<td class="{"l" if i == 1 else ""}">{esc(c)}</td>'
                                   for i, c in enumerate(r)) + "</tr>")
     h.append("</table><p>Ratings: openskill Plackett-Luce over each game's ranking (final VP, "
-             "the winner first); ordinal = mu &minus; 3&sigma;. Games and wins count seats; "
-             "the interval is a 95% Wilson interval.</p>")
+             "the winner first, a seat that forfeited last); ordinal = mu &minus; 3&sigma;. "
+             "Games and wins count seats; the interval is a 95% Wilson interval. Timeouts: "
+             "decisions that ran past the chess clock's bank (the default action was played); "
+             "forfeits: games in which a built-in bot finished the entry's seat.</p>")
     players = int(info["settings"].get("players", 4))
     h.append("<h2>Head to head</h2><p>Row entry's win rate in games where the column entry "
              f"also played; green above parity (1/{players}), red below.</p>")
     h.append(heatmap_table(names, h2h, 1 / players))
-    h.append("<h2>Decision times</h2>")
+    h.append("<h2>Decision times</h2><p>In-process entries: the time of their act(); "
+             "<code>cmd:</code> entries: as the server measures it, from the legal actions "
+             "it sent to the action it received (the transport included).</p>")
     h.append(decision_times({st.name: [t / 1000 for t in st.decision_us]
                              for st in standings.entries}, order))
     if info.get("mode") == "duplicate":

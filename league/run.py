@@ -21,17 +21,20 @@ from typing import Any
 
 from bots import make_bot
 from protocol.rules import Settings
+from server.clock import Clock
 
 from .games import (
     DEFAULT_TIMEOUT,
     ENGINE_TURN_CAP,
     GameOutcome,
     GameTask,
+    check_command,
     is_command,
     play_task,
     play_tasks,
 )
 from .ratings import Standings, rate
+from .sandbox import Limits
 from .schedule import Entry, block_size, game_seed, parse_entry, rotation_group, schedule
 from .stats import wilson_interval
 from .store import COMMIT_EVERY, DEFAULT_DB, connect, load_games, open_league, store_outcome
@@ -116,6 +119,9 @@ def run_league(
     progress: Progress | None = None,
     retry_failed: bool = False,
     duplicate: bool = False,
+    clock: Clock | None = None,
+    sandbox: bool = True,
+    limits: Limits | None = None,
 ) -> LeagueResult:
     """Play (or resume) a league; return its standings over every stored game.
 
@@ -123,11 +129,19 @@ def run_league(
     plays at most that many of the missing games this run (the rest stay
     pending: a later run resumes them). Failed games count as finished unless
     ``retry_failed``. ``duplicate``: every rotation group of the schedule plays
-    one board with one chance (:mod:`league.duplicate`).
+    one board with one chance (:mod:`league.duplicate`). ``clock``: every seat
+    plays under this chess clock (:mod:`server.clock`). ``sandbox``: run the
+    ``cmd:`` entries in a sandbox with ``limits`` (:mod:`league.sandbox`).
     """
     names = [e.name for e in entries]
     if len(set(names)) != len(names):
         raise ValueError("entry names must be unique")
+    for e in entries:
+        if is_command(e.spec):
+            try:
+                check_command(e.spec, sandbox)
+            except ValueError as exc:
+                raise ValueError(f"entry {e.name}: {exc}") from None
     settings = settings or Settings(players=players, turn_cap=ENGINE_TURN_CAP)
     seats = schedule(len(entries), settings.players, games, seed)
     conn = connect(db)
@@ -136,14 +150,14 @@ def run_league(
     interrupted = False
     try:
         league = open_league(conn, seed, settings, entries, games,
-                             "duplicate" if duplicate else "ordinary")
+                             "duplicate" if duplicate else "ordinary", clock)
         group = rotation_group(len(entries), settings.players, games)
         done = {r[0] for r in conn.execute(
             "SELECT idx FROM games WHERE league = ? AND (status = 'ok' OR ?)",
             (league, not retry_failed))}
         tasks = [GameTask(i, game_seed(seed, i // group) if duplicate else game_seed(seed, i),
                           tuple(entries[e].spec for e in lineup), settings.to_dict(), timeout,
-                          duplicate)
+                          duplicate, clock, sandbox, limits)
                  for i, lineup in enumerate(seats) if i not in done]
         skipped = len(seats) - len(tasks)
         if max_games is not None:
@@ -213,14 +227,16 @@ class ProgressLine:
 
 def format_table(result: LeagueResult) -> str:
     head = (f"{'#':>2} {'entry':<16} {'ordinal':>8} {'mu':>7} {'sigma':>6} {'games':>6} "
-            f"{'wins':>5} {'win rate (95% CI)':>22} {'mean VP':>8} {'ms/dec':>8} {'failed':>6}")
+            f"{'wins':>5} {'win rate (95% CI)':>22} {'mean VP':>8} {'ms/dec':>8} {'p99 ms':>8} "
+            f"{'t/o':>4} {'forf':>4} {'failed':>6}")
     lines = [head, "-" * len(head)]
     for i, s in enumerate(result.standings.entries, 1):
         lo, hi = wilson_interval(s.wins, s.games)
         lines.append(
             f"{i:>2} {s.name:<16} {s.ordinal:>8.2f} {s.mu:>7.2f} {s.sigma:>6.2f} {s.games:>6} "
             f"{s.wins:>5} {s.win_rate:>7.1%} ({lo:>5.1%}-{hi:>5.1%}) {s.mean_vp:>8.2f} "
-            f"{s.mean_decision_ms:>8.3f} {s.failed:>6}")
+            f"{s.mean_decision_ms:>8.3f} {s.p99_decision_ms:>8.3f} {s.timeouts:>4} "
+            f"{s.forfeits:>4} {s.failed:>6}")
     st = result.standings
     lines.append(f"league {result.league}: {st.played} games ok, {st.failed} failed; "
                  f"{result.ran} played now, {result.skipped} already stored; "
@@ -240,8 +256,23 @@ def main(args: Any) -> int:
         return 2
     if "" not in sys.path and str(Path.cwd()) not in sys.path:
         sys.path.insert(0, str(Path.cwd()))  # module:Class entries from the current directory
+    sandbox = not args.no_sandbox
+    try:
+        clock = (Clock.parse(args.clock, args.clock_timeouts) if args.clock
+                 else None)
+        limits = Limits(memory_mb=args.sandbox_memory, cpu_seconds=args.sandbox_cpu,
+                        processes=args.sandbox_processes, open_files=args.sandbox_files,
+                        file_mb=args.sandbox_file_size)
+    except ValueError as exc:
+        print(f"kaitaku league: {exc}", file=sys.stderr)
+        return 2
     for e in entries:
         if is_command(e.spec):
+            try:
+                check_command(e.spec, sandbox)
+            except ValueError as exc:
+                print(f"kaitaku league: entry {e.name}: {exc}", file=sys.stderr)
+                return 2
             continue
         try:
             make_bot(e.spec, 0)
@@ -255,12 +286,25 @@ def main(args: Any) -> int:
               f"(balanced blocks of {size})", file=sys.stderr)
     import os
 
+    if any(is_command(e.spec) for e in entries):
+        if sandbox:
+            from .sandbox import probe
+
+            for line in probe().lines():
+                print(f"kaitaku league: {line}", file=sys.stderr)
+        else:
+            print("kaitaku league: --no-sandbox: cmd: entries run with your rights (files, "
+                  "network, processes); run only programs you trust", file=sys.stderr)
+    if clock is not None:
+        print(f"kaitaku league: chess clock {clock.text()} per seat and game",
+              file=sys.stderr)
     workers = args.workers if args.workers is not None else (os.cpu_count() or 1)
     progress = ProgressLine() if not args.quiet else None
     result = run_league(entries, args.games, players=args.players, seed=args.seed, db=args.db,
                         workers=workers, cluster=args.cluster, timeout=args.timeout,
                         progress=progress, retry_failed=args.retry_failed,
-                        duplicate=args.duplicate)
+                        duplicate=args.duplicate, clock=clock, sandbox=sandbox,
+                        limits=limits)
     if args.report:
         from .report import write_report
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from protocol.rules import GameLog, Settings
+from server.clock import Clock
 
 from .games import GameOutcome
 from .schedule import Entry
@@ -77,6 +78,9 @@ def connect(db: str | Path) -> sqlite3.Connection:
 
 _ADDED_COLUMNS = (
     ("leagues", "mode", "TEXT NOT NULL DEFAULT 'ordinary'"),
+    ("leagues", "clock", "TEXT"),  # the chess clock's settings as JSON (NULL: none)
+    ("games", "timeouts", "TEXT"),  # chess-clock timeouts per seat (JSON)
+    ("games", "forfeits", "TEXT"),  # the seats that forfeited (JSON)
 )
 """Columns added to the schema since its first version: databases made before
 get them on open (with their defaults)."""
@@ -94,29 +98,32 @@ MODES = ("ordinary", "duplicate")
 
 
 def league_key(seed: int, settings: Settings, entries: Sequence[Entry], games: int,
-               mode: str = "ordinary") -> str:
+               mode: str = "ordinary", clock: Clock | None = None) -> str:
     key: dict[str, Any] = {"seed": seed, "settings": settings.to_dict(), "games": games,
                            "entries": [[e.name, e.spec] for e in entries]}
     if mode != "ordinary":  # ordinary leagues keep the keys they always had
         key["mode"] = mode
+    if clock is not None:  # so do leagues without a clock
+        key["clock"] = clock.to_settings()
     return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
 
 
 def open_league(conn: sqlite3.Connection, seed: int, settings: Settings,
-                entries: Sequence[Entry], games: int, mode: str = "ordinary") -> int:
+                entries: Sequence[Entry], games: int, mode: str = "ordinary",
+                clock: Clock | None = None) -> int:
     """The league's id, creating its row the first time."""
     if mode not in MODES:
         raise ValueError(f"a league is {' or '.join(MODES)}, not {mode!r}")
-    key = league_key(seed, settings, entries, games, mode)
+    key = league_key(seed, settings, entries, games, mode, clock)
     row = conn.execute("SELECT id FROM leagues WHERE key = ?", (key,)).fetchone()
     if row:
         return int(row[0])
     cur = conn.execute(
-        "INSERT INTO leagues (key, seed, settings, entries, games, created, mode) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO leagues (key, seed, settings, entries, games, created, mode, clock) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         (key, seed, json.dumps(settings.to_dict()),
          json.dumps([{"name": e.name, "spec": e.spec} for e in entries]), games, time.time(),
-         mode))
+         mode, json.dumps(clock.to_settings()) if clock is not None else None))
     conn.commit()
     assert cur.lastrowid is not None
     return cur.lastrowid
@@ -126,10 +133,11 @@ def store_outcome(conn: sqlite3.Connection, league: int, names: Sequence[str],
                   o: GameOutcome, commit: bool = True) -> None:
     conn.execute(
         "INSERT OR REPLACE INTO games (league, idx, seed, seats, status, error, winner, ranks, "
-        "vp, turns, decisions, duration, times, log) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        "vp, turns, decisions, duration, times, log, timeouts, forfeits) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         (league, o.index, o.seed, json.dumps(list(names)), o.status, o.error, o.winner,
          json.dumps(o.ranks), json.dumps(o.vp), o.turns, o.decisions, o.duration,
-         json.dumps(o.times), o.log))
+         json.dumps(o.times), o.log, json.dumps(o.timeouts), json.dumps(o.forfeits)))
     if commit:
         conn.commit()
 
@@ -149,15 +157,21 @@ class StoredGame:
     decisions: int
     duration: float
     times: list[list[float]] = field(default_factory=list)
+    timeouts: list[int] = field(default_factory=list)
+    """Chess-clock timeouts per seat (empty: no clock)."""
+    forfeits: list[int] = field(default_factory=list)
+    """The seats that forfeited."""
 
 
 def load_games(conn: sqlite3.Connection, league: int) -> list[StoredGame]:
     rows = conn.execute(
         "SELECT id, idx, seed, seats, status, error, winner, ranks, vp, turns, decisions, "
-        "duration, times FROM games WHERE league = ? ORDER BY idx", (league,)).fetchall()
+        "duration, times, timeouts, forfeits FROM games WHERE league = ? ORDER BY idx",
+        (league,)).fetchall()
     return [StoredGame(r[0], r[1], r[2], json.loads(r[3]), r[4], r[5], r[6],
                        json.loads(r[7] or "[]"), json.loads(r[8] or "[]"), r[9] or 0,
-                       r[10] or 0, r[11], json.loads(r[12] or "[]")) for r in rows]
+                       r[10] or 0, r[11], json.loads(r[12] or "[]"),
+                       json.loads(r[13] or "[]"), json.loads(r[14] or "[]")) for r in rows]
 
 
 def load_log(conn: sqlite3.Connection, game_id: int) -> tuple[StoredGame, GameLog | None]:
@@ -177,9 +191,10 @@ def list_games(conn: sqlite3.Connection) -> list[dict[str, Any]]:
 
 
 def league_info(conn: sqlite3.Connection, league: int) -> dict[str, Any]:
-    row = conn.execute("SELECT seed, settings, entries, games, mode FROM leagues WHERE id = ?",
-                       (league,)).fetchone()
+    row = conn.execute("SELECT seed, settings, entries, games, mode, clock FROM leagues "
+                       "WHERE id = ?", (league,)).fetchone()
     if row is None:
         raise KeyError(f"no league {league}")
     return {"id": league, "seed": row[0], "settings": json.loads(row[1]),
-            "entries": json.loads(row[2]), "games": row[3], "mode": row[4]}
+            "entries": json.loads(row[2]), "games": row[3], "mode": row[4],
+            "clock": json.loads(row[5]) if row[5] else None}

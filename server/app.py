@@ -24,13 +24,21 @@ import sys
 import time
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
+from bots.levels import bot_name
 from protocol.rules import RulesError, Settings
 from protocol.wire import ProtocolError, check_settings, clean_text, clip, encode_frame
-from protocol.wire.messages import MAX_CHAT, MAX_NAME, MAX_PAGE, TURN_TIMER_MAX
+from protocol.wire.messages import (
+    LADDER_MESSAGES,
+    MAX_CHAT,
+    MAX_NAME,
+    MAX_PAGE,
+    TURN_TIMER_MAX,
+)
 
 from . import table as table_module
+from .clock import Clock
 from .session import HANDSHAKE_DEADLINE, Session
 from .storage import BOT_KINDS, SNAPSHOT_EVERY, Storage, StorageError
 from .table import Table
@@ -76,6 +84,27 @@ class Limits:
     spectators_per_address: int = 32
 
 
+class Extension(Protocol):
+    """A part of the server that lives outside this package (the ladder,
+    :mod:`league.ladder`): it handles the client messages it names, and hears
+    of every session that ends. ``Server(..., extension=...)``."""
+
+    messages: frozenset[str]
+    """The client message types it handles."""
+
+    def attach(self, server: Server) -> None:
+        """The server starts (it listens from now on)."""
+
+    def handle(self, sess: Session, msg: dict[str, Any]) -> None:
+        """One validated message of one of :attr:`messages` from ``sess``."""
+
+    def forget(self, sess: Session) -> None:
+        """``sess`` has ended."""
+
+    async def close(self) -> None:
+        """The server stops."""
+
+
 class Server:
     """A Kaitaku game server. ``await start()``, then ``await serve_forever()``."""
 
@@ -83,13 +112,15 @@ class Server:
                  name: str = "kaitaku", spawn_bots: bool = True,
                  db: str | os.PathLike[str] | None = None, durable: str = "normal",
                  keep_finished: float | None = None, limits: Limits | None = None,
-                 tls_cert: str | None = None, tls_key: str | None = None) -> None:
+                 tls_cert: str | None = None, tls_key: str | None = None,
+                 extension: Extension | None = None) -> None:
         if not 1 <= len(name) <= 64:
             raise ValueError("the server name is 1 to 64 characters")
         self.host = host
         self.port = port
         self.name = name
         self.spawn_bots = spawn_bots
+        self.extension = extension
         self.limits = limits or Limits()
         self.tls_cert = tls_cert
         self.tls: ssl.SSLContext | None = None
@@ -139,6 +170,8 @@ class Server:
             self._launch_bots(table, seats, None)
         if self.storage is not None and self.keep_finished is not None:
             self._prune()
+        if self.extension is not None:
+            self.extension.attach(self)
 
     def _prune(self) -> None:
         """Delete finished games older than ``keep_finished``: a batch now, the
@@ -161,12 +194,13 @@ class Server:
 
     # -- durability -------------------------------------------------------------------
 
-    def attach_table(self, table: Table[Session]) -> None:
+    def attach_table(self, table: Table[Session], durable: bool = True) -> None:
         """Register a table and start its task (also for tables made outside the lobby,
-        e.g. a league game with a chosen seed)."""
+        e.g. a league game with a chosen seed). ``durable=False``: the table is
+        not kept in the database (its owner, e.g. the ladder, keeps its record)."""
         table.on_bots_needed = self._fill_with_bots
         table.on_finished = self._forget_later
-        if self.storage is not None:
+        if self.storage is not None and durable:
             table.on_applied = self._persist_action
             table.durable = self.durable
             table.on_changed = self.storage.save_table
@@ -316,7 +350,7 @@ class Server:
     def _restored_table(self, st: Any, loop: asyncio.AbstractEventLoop
                         ) -> tuple[Table[Session], list[tuple[int, str, str]]]:
         table: Table[Session] = Table(st.id, st.name, st.settings, st.creator,
-                                      st.turn_timer, st.seed)
+                                      st.turn_timer, st.seed, clock=st.clock)
         table.status = st.status
         table.game = st.game
         table.version = st.version
@@ -354,6 +388,9 @@ class Server:
             await self._server.serve_forever()
 
     async def close(self) -> None:
+        if self.extension is not None:
+            with contextlib.suppress(Exception):
+                await self.extension.close()
         for handle in (self._prune_handle, self._probe_handle, self._commit_handle):
             if handle is not None:
                 handle.cancel()
@@ -413,8 +450,20 @@ class Server:
             task.add_done_callback(self._tasks.discard)
         await sess.run()
 
+    def adopt(self, reader: asyncio.StreamReader,
+              writer: asyncio.StreamWriter) -> asyncio.Task[None]:
+        """Serve a connection that did not come through the listening socket
+        (one end of a socket pair: a league's sandboxed bot on its standard
+        input and output): the same session, caps and protocol as any other."""
+        return self._spawn(self._accept(reader, writer))
+
     def forget(self, sess: Session) -> None:
         self.sessions.discard(sess)
+        if self.extension is not None:
+            try:
+                self.extension.forget(sess)
+            except Exception:  # the extension's failure must not break the server
+                log.exception("the server's extension failed on a closed session")
         if sess.table is not None:
             table = sess.table
             self._drop_token(sess, table)
@@ -480,6 +529,17 @@ class Server:
 
     def dispatch(self, sess: Session, msg: dict[str, Any]) -> None:
         kind = msg["type"]
+        ext = self.extension
+        if ext is not None and kind in ext.messages:
+            try:
+                ext.handle(sess, msg)
+            except Exception:  # contained: one traceback, the connection goes on
+                log.exception("the server's extension failed on %s", kind)
+                sess.error("internal_error", "the server failed on that message")
+            return
+        if kind in LADDER_MESSAGES:
+            sess.error("no_ladder", "this server runs no ladder (kaitaku server --ladder)")
+            return
         handler = getattr(self, f"_on_{kind}", None)
         if handler is None:  # pong and other messages that need no answer
             return
@@ -558,8 +618,10 @@ class Server:
 
     def _on_create_table(self, sess: Session, msg: dict[str, Any]) -> None:
         try:
-            settings = Settings.from_dict(check_settings(msg["settings"]))
-        except (ProtocolError, RulesError, TypeError) as exc:
+            checked = check_settings(msg["settings"])
+            settings = Settings.from_dict(checked)
+            clock = Clock.from_settings(checked)
+        except (ProtocolError, RulesError, TypeError, ValueError) as exc:
             sess.error("bad_settings", str(exc))
             return
         bots = msg.get("bots") or []
@@ -592,7 +654,7 @@ class Server:
         while table_id in self.tables:
             table_id = secrets.token_hex(4)
         name = clean_text(msg.get("name") or "", MAX_NAME) or f"table {len(self.tables) + 1}"
-        table: Table[Session] = Table(table_id, name, settings, sess.id, timer)
+        table: Table[Session] = Table(table_id, name, settings, sess.id, timer, clock=clock)
         table.creator_address = sess.address
         self.attach_table(table)
         sess.log(logging.INFO, "%r created table %s (%r): %s, bots %s", sess.name, table_id,
@@ -660,7 +722,7 @@ class Server:
         if self.storage is not None:
             self.storage.save_token(sess.resume_token, table.id, i)
         joined: dict[str, Any] = {"type": "joined", "table": table.id, "seat": i,
-                                  "settings": table.settings.to_dict()}
+                                  "settings": table.settings_map()}
         if table.seats[i].last_seq >= 0:
             joined["last_seq"] = table.seats[i].last_seq
         sess.send(joined)
@@ -674,13 +736,29 @@ class Server:
         else:
             table.submit("seated", None)
 
+    def place(self, sess: Session, table: Table[Session], seat: int) -> None:
+        """Seat ``sess`` (in the lobby) at ``seat`` of ``table``, as a ``join``
+        would (``joined`` and the rest follow): how the ladder seats its bots."""
+        self._seat(sess, table, seat)
+
+    def release(self, sess: Session) -> None:
+        """Take ``sess`` from its table, as a ``leave`` would (``left`` follows)."""
+        if sess.table is not None and not sess.closed:
+            self._on_leave(sess, {"type": "leave"})
+
+    def close_table(self, table: Table[Session], why: str) -> None:
+        """Close a table whose game has not started (its members get
+        ``table_closed`` and ``left``)."""
+        if table.status == "waiting" and self.tables.get(table.id) is table:
+            self._close_waiting(table, why)
+
     def _spectate(self, sess: Session, table: Table[Session]) -> None:
         table.spectators.add(sess)
         self._claim_start(sess, table)
         sess.table = table
         sess.seat = None
         sess.send({"type": "joined", "table": table.id, "seat": None,
-                   "settings": table.settings.to_dict()})
+                   "settings": table.settings_map()})
         if table.status == "waiting":
             table.broadcast_table()  # the seats so far (and who may start)
         else:
@@ -768,7 +846,7 @@ class Server:
             host = "127.0.0.1" if self.host in ("0.0.0.0", "::", "") else self.host
             cmd = [sys.executable, "-m", "kaitaku", "bot", "--connect", f"{host}:{self.port}",
                    "--bot", kind, "--table", table_id, "--seat", str(seat), "--key-stdin",
-                   "--exit-with-stdin", "--name", f"{kind}-bot {seat + 1}"]
+                   "--exit-with-stdin", "--name", bot_name(kind, seat + 1)]
             if self.tls_cert is not None:
                 cmd += ["--tls-pin", self.tls_cert]
             proc = await asyncio.create_subprocess_exec(

@@ -67,6 +67,8 @@ from protocol.rules.state import entry_from_dict
 from protocol.wire import MAX_FRAME, check_settings, clean_text, clip
 from protocol.wire.messages import MAX_NAME, TURN_TIMER_MAX
 
+from .clock import Clock
+
 SNAPSHOT_EVERY = 200
 CHECKPOINT_EVERY = 0.25
 """Seconds between the background thread's checkpoints."""
@@ -155,6 +157,8 @@ class StoredTable:
     tokens: dict[str, int] = field(default_factory=dict)
     seqs: dict[int, list[int]] = field(default_factory=dict)
     """Per seat, the sequence numbers of its last accepted actions, oldest first."""
+    clock: Clock | None = None
+    """The chess clock (its banks start full again after a restart)."""
 
 
 class _Checkpointer(threading.Thread):
@@ -306,11 +310,15 @@ class Storage:
     def save_table(self, t: Any) -> None:
         """Insert or update a table's header (settings, seed, status, seats)."""
         seats = [{"kind": s.kind, "name": s.name, "bot_kind": s.bot_kind} for s in t.seats]
+        settings = t.settings.to_dict()
+        clock = getattr(t, "clock", None)
+        if clock is not None:  # the chess clock's settings go with the game's
+            settings.update(clock.to_settings())
         self._queue(
             "INSERT INTO tables (id, name, settings, seed, creator, turn_timer, status, seats, "
             "created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
             "status = excluded.status, seats = excluded.seats, seed = excluded.seed",
-            t.id, (t.id, t.name, json.dumps(t.settings.to_dict()), t.seed, t.creator or "",
+            t.id, (t.id, t.name, json.dumps(settings), t.seed, t.creator or "",
                    float(t.turn_timer), t.status, json.dumps(seats), time.time()))
         if t.status == "finished":  # a finished game cannot be resumed
             self._queue("DELETE FROM tokens WHERE table_id = ?", t.id, (t.id,))
@@ -410,7 +418,8 @@ class Storage:
         """One table from its rows; raises on anything that does not check."""
         if not isinstance(tid, str) or not _TABLE_ID.fullmatch(tid):
             raise InvalidLog("bad table id")
-        parsed = Settings.from_dict(check_settings(json.loads(settings)))
+        checked = check_settings(json.loads(settings))
+        parsed = Settings.from_dict(checked)
         if type(seed) is not int or not 0 <= seed < 2**63:
             raise InvalidLog("bad seed")
         if not isinstance(timer, int | float) or not 0 <= timer <= TURN_TIMER_MAX:
@@ -420,6 +429,7 @@ class Storage:
         st = StoredTable(tid, clean_text(str(name), MAX_NAME) or "table", parsed, seed,
                          str(creator)[:64], float(timer), status,
                          _seats(json.loads(seats), parsed.players))
+        st.clock = Clock.from_settings(checked)
         if status == "playing":
             st.game, st.version = self._replay(tid, st.settings, seed)
             for seat in range(parsed.players):

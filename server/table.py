@@ -41,6 +41,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
+from bots.levels import bot_name
 from protocol.rules import (
     Action,
     CancelTrade,
@@ -63,6 +64,8 @@ from protocol.rules import (
 from protocol.wire import PROTOCOL_VERSION, SERVER, clip, encode_message, unknown_actions
 from protocol.wire.messages import MAX_TEXT
 
+from .clock import Clock, SeatClock
+
 log = logging.getLogger("kaitaku.table")
 
 
@@ -83,6 +86,9 @@ class Member(Protocol):
 
 
 M = TypeVar("M", bound=Member)
+
+ChanceSource = Callable[[GameState, int, Action], "tuple[int, ...] | None"]
+"""Gives an action's chance outcome before it is applied (``apply``'s ``chance``)."""
 
 MAX_TIMEOUTS = 3
 """Timeouts in a row after which a bot stands in for the seat."""
@@ -200,14 +206,24 @@ class Seat(Generic[M]):
     timeouts: int = 0  # timeouts in a row
     deadline: float | None = None  # when the pending decision times out
     epoch: int = 0  # bumped on every (re)connection, to match grace timers
+    asked: float | None = None  # when the pending decision was asked (clocks, timing)
+    clock: SeatClock | None = None  # the seat's chess-clock bank (tables with a clock)
+    decisions: list[float] = field(default_factory=list)  # µs (Table.record_decisions)
+    forfeited: bool = False  # a stand-in plays the seat to the end; the game is a forfeit
 
     def summary(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "name": self.name or None,
             "kind": self.kind,
             "connected": self.session is not None,
             "auto": self.auto,
         }
+        if self.clock is not None:
+            out["clock_ms"] = round(self.clock.bank * 1000)
+            out["timeouts"] = self.clock.timeouts
+        if self.forfeited:
+            out["forfeited"] = True
+        return out
 
 
 def default_action(game: GameState, seat: int, rng: random.Random) -> Action:
@@ -233,7 +249,8 @@ class Table(Generic[M]):
     """One game table. Create with :meth:`Server.create_table`."""
 
     def __init__(self, table_id: str, name: str, settings: Settings, creator: str | None,
-                 turn_timer: float = 0, seed: int | None = None) -> None:
+                 turn_timer: float = 0, seed: int | None = None, *,
+                 clock: Clock | None = None, chance: ChanceSource | None = None) -> None:
         self.id = table_id
         self.name = name
         self.settings = settings
@@ -244,8 +261,25 @@ class Table(Generic[M]):
         """The address the table was created from (the server counts open tables
         per address)."""
         self.turn_timer = turn_timer
+        self.clock = clock
+        """The chess clock (:mod:`server.clock`), or None. With a clock a seat
+        that runs out of time ``clock.timeouts`` times forfeits: a stand-in
+        plays it to the end, whatever happens."""
+        self.chance = chance
+        """Gives the chance outcome of each action before it is applied (e.g. a
+        duplicate match's streams, :mod:`league.duplicate`); None: the game's RNG."""
+        self.record_decisions = False
+        """Keep each seat's decision times (``Seat.decisions``, µs: from the
+        ``legal`` that asked to the action's arrival), e.g. for a league."""
+        self.grace: float | None = None
+        """Seconds a dropped seat waits before a stand-in plays it (None: GRACE)."""
+        self.stand_in_pace: float | None = None
+        """Seconds a stand-in waits before each decision (None: STAND_IN_PACE)."""
         self.seed = seed if seed is not None else secrets.randbits(63)
         self.seats: list[Seat[M]] = [Seat() for _ in range(settings.players)]
+        if clock is not None:
+            for seat in self.seats:
+                seat.clock = SeatClock(clock)
         self.spectators: set[M] = set()
         self.game: GameState | None = None
         self.version = 0
@@ -269,11 +303,19 @@ class Table(Generic[M]):
 
     # -- summaries ----------------------------------------------------------------
 
+    def settings_map(self) -> dict[str, Any]:
+        """The table's settings as the wire shows them: the game's, and the
+        chess clock's when it has one."""
+        out = self.settings.to_dict()
+        if self.clock is not None:
+            out.update(self.clock.to_settings())
+        return out
+
     def summary(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "name": self.name,
-            "settings": self.settings.to_dict(),
+            "settings": self.settings_map(),
             "seats": [s.summary() for s in self.seats],
             "status": self.status,
             "spectators": len(self.spectators),
@@ -308,7 +350,9 @@ class Table(Generic[M]):
         if self.paused is not None or self.status not in ("waiting", "playing"):
             return
         self.paused = why
+        now = asyncio.get_running_loop().time()
         for seat in self.seats:
+            self._decided(seat, now, made=False)  # the clocks stop too
             seat.deadline = None  # no timers while paused: they restart on resume
         for sess, _ in self.members():
             sess.send({"type": "error", "code": "storage_unavailable", "message": message})
@@ -368,12 +412,17 @@ class Table(Generic[M]):
             await self._dropped(*payload)
         elif kind == "resume":
             await self._resume()
+        elif kind == "forfeit":  # (seat, why): e.g. a league's program exited
+            self._forfeit(*payload)
         elif kind == "grace":
             seat_no, epoch = payload
             seat = self.seats[seat_no]
             if seat.session is None and seat.epoch == epoch and self.status == "playing":
-                self._set_auto(seat_no, True, "disconnected")
-                self._schedule()
+                if self.clock is not None:  # a clocked game is a competition: final
+                    self._forfeit(seat_no, "disconnected")
+                else:
+                    self._set_auto(seat_no, True, "disconnected")
+                    self._schedule()
 
     # -- seats ----------------------------------------------------------------------
 
@@ -409,7 +458,7 @@ class Table(Generic[M]):
         seat.name = session.name
         seat.epoch += 1
         seat.timeouts = 0
-        if seat.auto:
+        if seat.auto and not seat.forfeited:
             self._set_auto(i, False, "player back")
         if seat.kind == "empty":
             seat.kind = "bot" if session.role == "bot" else "human"
@@ -424,7 +473,7 @@ class Table(Generic[M]):
             seat.kind = "bot"
             seat.bot_kind = kind
             seat.bot_key = secrets.token_urlsafe(16)
-            seat.name = f"{kind}-bot"
+            seat.name = bot_name(kind, i + 1)
             out.append((i, kind, seat.bot_key))
         return out
 
@@ -444,7 +493,8 @@ class Table(Generic[M]):
                     seat.epoch += 1
                     self.submit("dropped", (i, seat.epoch))
                     asyncio.get_running_loop().call_later(
-                        GRACE, self.submit, "grace", (i, seat.epoch))
+                        GRACE if self.grace is None else self.grace,
+                        self.submit, "grace", (i, seat.epoch))
                 return i
         return None
 
@@ -491,7 +541,7 @@ class Table(Generic[M]):
         assert self.game is not None
         cached = self._public
         if cached is None or cached[0] != self.version:
-            msg = {"type": "view", "version": self.version, "view": observe(self.game, None)}
+            msg = self._view(None, None)
             cached = self._public = (self.version, msg, encode_message(msg, SERVER))
         return cached[1], cached[2]
 
@@ -503,8 +553,9 @@ class Table(Generic[M]):
             sess.send_encoded(*self._public_view())
             return
         legal, cut = bounded_legal(self.game, seat)
-        sess.send({"type": "view", "version": self.version,
-                   "view": observe(self.game, seat, legal)})
+        sess.send(self._view(seat, legal))
+        if self.seats[seat].forfeited:
+            legal, cut = [], False  # a stand-in decides for it
         sess.send(legal_message(self.game, seat, self.version, self._timer_ms(seat), legal,
                                 cut, sess.minor))
 
@@ -552,6 +603,18 @@ class Table(Generic[M]):
                                          "code": "game_not_started",
                                          "message": "the game has not started"})
             return
+        if s.forfeited:
+            self._reply(seat, sess, result(seq, "forfeited", "your seat forfeited this "
+                                           "game; a built-in bot plays it"))
+            return
+        now = asyncio.get_running_loop().time()
+        if s.clock is not None and s.deadline is not None and now >= s.deadline:
+            await self._expire(now)  # it came after the bank ran out: the timeout first
+            if self.status != "playing" or s.forfeited:
+                code, why = (("forfeited", "your seat forfeited this game") if s.forfeited
+                             else ("game_over", "the game is over"))
+                self._reply(seat, sess, result(seq, code, why))
+                return
         able = self._proposers()
         try:
             action = action_from_dict(msg["action"])
@@ -568,6 +631,7 @@ class Table(Generic[M]):
                            "message": "the server cannot save actions now; not applied"})
             return
         s.timeouts = 0
+        self._decided(s, now, made=True)
         self._applied(seat, action, "player")
         self._reply(seat, sess, {"type": "result", "seq": seq, "ok": True})
         self._fan_out(events, able)
@@ -580,7 +644,8 @@ class Table(Generic[M]):
         assert game is not None
         durable = self.durable if self.on_applied is not None else None
         backup = game.copy(keep_log=True) if durable is not None else None
-        events = apply(game, action, seat)
+        chance = self.chance(game, seat, action) if self.chance is not None else None
+        events = apply(game, action, seat, chance)
         entries = game.log
         if entries and self.on_applied is not None:
             # The engine's in-memory log is handed to the durable log and
@@ -665,15 +730,77 @@ class Table(Generic[M]):
             return
         deciding = deciding_seats(game)
         now = asyncio.get_running_loop().time()
+        timing = self.clock is not None or self.record_decisions
         for i, seat in enumerate(self.seats):
+            if (i not in deciding or seat.auto) and seat.asked is not None:
+                self._decided(seat, now, made=False)  # the decision went away
             if i not in deciding:
                 seat.deadline = None
             elif seat.auto:
                 seat.deadline = None
                 asyncio.get_running_loop().call_later(
-                    STAND_IN_PACE, self.submit, "stand_in", (i, self.version))
-            elif self.turn_timer and seat.deadline is None:
+                    STAND_IN_PACE if self.stand_in_pace is None else self.stand_in_pace,
+                    self.submit, "stand_in", (i, self.version))
+            elif timing and seat.asked is None:
+                seat.asked = now  # a decision starts: its legal goes out now
+                if seat.clock is not None:
+                    seat.deadline = now + seat.clock.start()
+                elif self.turn_timer:
+                    seat.deadline = now + self.turn_timer
+            elif self.turn_timer and seat.deadline is None and seat.clock is None:
                 seat.deadline = now + self.turn_timer
+
+    def _decided(self, seat: Seat[M], now: float, made: bool) -> None:
+        """The seat's pending decision ends: ``made`` (its action arrived in
+        time: timed, and charged to its clock) or went away (charged only)."""
+        if seat.asked is None:
+            return
+        used = now - seat.asked
+        seat.asked = None
+        if seat.clock is not None:
+            seat.clock.spend(min(used, seat.clock.bank) if not made else used)
+        if made and self.record_decisions:
+            seat.decisions.append(round(used * 1e6, 2))
+
+    def clocks_ms(self) -> list[int] | None:
+        """Each seat's bank now (ms; a pending decision's time taken), or None
+        without a clock."""
+        if self.clock is None:
+            return None
+        now = asyncio.get_running_loop().time()
+        return [round(max(0.0, s.clock.bank - (now - s.asked if s.asked is not None else 0.0))
+                      * 1000) if s.clock is not None else 0 for s in self.seats]
+
+    def _view(self, seat: int | None, legal: list[Action] | None) -> dict[str, Any]:
+        """A seat's ``view`` message (with every seat's bank on a clocked table)."""
+        assert self.game is not None
+        msg: dict[str, Any] = {"type": "view", "version": self.version,
+                               "view": observe(self.game, seat, legal)}
+        clocks = self.clocks_ms()
+        if clocks is not None:
+            msg["clocks"] = clocks
+        return msg
+
+    def _forfeit(self, i: int, why: str) -> None:
+        """Seat ``i`` forfeits the game: a stand-in plays it to the end (a
+        resume or an action does not take it back), its legal lists are empty
+        from now on, and its connection is told with ``error forfeited``."""
+        seat = self.seats[i]
+        if seat.forfeited or self.status != "playing":
+            return
+        seat.forfeited = True
+        seat.deadline = None
+        seat.asked = None
+        log.info("table %s: seat %d forfeits (%s)", self.id, i, why)
+        if seat.session is not None:
+            seat.session.send({"type": "error", "code": "forfeited",
+                               "message": f"your seat forfeited this game ({why}); a "
+                                          "built-in bot plays it to the end"})
+        if seat.auto:
+            self.broadcast_table()
+        else:
+            self._set_auto(i, True, why)
+        self._schedule()
 
     def _timer_ms(self, i: int) -> int | None:
         """Milliseconds left for seat ``i``'s pending decision (None: no timer)."""
@@ -692,10 +819,19 @@ class Table(Generic[M]):
             seat.deadline = None
             if i not in deciding_seats(game):
                 continue
+            clock = seat.clock
+            if clock is not None and seat.asked is not None:  # the bank ran out
+                if self.record_decisions:
+                    seat.decisions.append(round((now - seat.asked) * 1e6, 2))
+                seat.asked = None
+                clock.expire()
             if not await self._server_act(i, default_action(game, i, self.rng), "timeout"):
                 return  # not saved: the table is paused; the timer restarts on resume
             seat.timeouts += 1
-            if seat.timeouts >= MAX_TIMEOUTS and not seat.auto:
+            if clock is not None:
+                if clock.forfeited:
+                    self._forfeit(i, f"{clock.timeouts} timeouts")
+            elif seat.timeouts >= MAX_TIMEOUTS and not seat.auto:
                 self._set_auto(i, True, f"{seat.timeouts} timeouts")
                 self._schedule()
             return  # one at a time: the state changed
@@ -785,8 +921,9 @@ class Table(Generic[M]):
             else:
                 legal, cut = None, False
             if sess.role != "bot" or seat in deciding or ask:
-                sess.send({"type": "view", "version": self.version,
-                           "view": observe(game, seat, legal)})
+                sess.send(self._view(seat, legal))
+            if legal is not None and self.seats[seat].forfeited and not over:
+                legal, cut = [], False  # a stand-in decides for it
             if legal is not None:
                 sess.send(legal_message(game, seat, self.version, self._timer_ms(seat), legal,
                                         cut, sess.minor))

@@ -74,7 +74,9 @@ EXAMPLES: dict[str, list[dict[str, Any]]] = {
     "view": [{"type": "view", "version": 41, "view": {
         "seat": 0, "players": 3, "phase": "main", "turn": 9, "current": 0, "to_act": [0],
         "robber": 9, "bank": [15, 17, 16, 18, 14],
-        "you": {"hand": [1, 1, 0, 2, 0], "vp_total": 3}}}],
+        "you": {"hand": [1, 1, 0, 2, 0], "vp_total": 3}}},
+             {"type": "view", "version": 7, "view": {"seat": 1, "phase": "setup_road"},
+              "clocks": [59250, 61500, 62000]}],
     "events": [{"type": "events", "version": 41, "events": [
         {"type": "dice_rolled", "seat": 0, "dice": [4, 2]},
         {"type": "produced", "gains": [[0, 1, 0, 0, 0], [1, 0, 0, 0, 0], [0, 0, 0, 0, 0]],
@@ -119,6 +121,21 @@ EXAMPLES: dict[str, list[dict[str, Any]]] = {
          "message": "server speaks protocol 1.0, not 2.0"},
     ],
     "bye": [{"type": "bye", "reason": "server shutting down"}],
+    "ladder_register": [{"type": "ladder_register", "name": "mybot"}],
+    "ladder_registered": [{"type": "ladder_registered", "name": "mybot",
+                           "key": "Jm1r3xQv0bq9Zt2KcW8y6AJm1r3xQv0b"}],
+    "ladder_ready": [{"type": "ladder_ready", "name": "mybot",
+                      "key": "Jm1r3xQv0bq9Zt2KcW8y6AJm1r3xQv0b", "games": 20}],
+    "ladder_queued": [{"type": "ladder_queued", "games": 20, "name": "mybot"},
+                      {"type": "ladder_queued", "games": 0, "name": "mybot"}],
+    "ladder_standings": [{"type": "ladder_standings"},
+                         {"type": "ladder_standings", "offset": 100, "limit": 50}],
+    "ladder": [{"type": "ladder", "entries": [
+        {"rank": 1, "name": "mybot", "mu": 31.5, "sigma": 2.5, "ordinal": 24.0, "games": 120,
+         "wins": 51, "forfeits": 0, "timeouts": 2, "ready": True},
+        {"rank": 2, "name": "Aiko", "mu": 27.25, "sigma": 3.0, "ordinal": 18.25, "games": 64,
+         "wins": 20, "forfeits": 1, "timeouts": 3, "ready": False}],
+        "total": 2, "offset": 0, "games": 92}],
 }
 
 KIND = {"str": "string", "int": "integer", "bool": "boolean", "map": "map", "list": "array",
@@ -228,6 +245,11 @@ ERROR_NOTES: dict[str, tuple[str, str]] = {
     "replaced": ("yes", "yes (the old connection closes after it)"),
     "internal_error": ("no", "as a `result` code when an action failed inside the server "
                        "(not applied)"),
+    "forfeited": ("no", "no (new in 1.3, tables with a chess clock; also as a `result` code)"),
+    "no_ladder": ("no", "no (new in 1.3: the answer to a ladder message without a ladder)"),
+    "bad_key": ("no", "no (new in 1.3, ladder)"),
+    "name_taken": ("no", "no (new in 1.3, ladder)"),
+    "ladder_busy": ("no", "no (new in 1.3, ladder)"),
 }
 
 

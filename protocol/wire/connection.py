@@ -33,16 +33,20 @@ H, L, T, P = ConnPhase.HANDSHAKE, ConnPhase.LOBBY, ConnPhase.TABLE, ConnPhase.PL
 
 _CLIENT_MAY: dict[ConnPhase, frozenset[str]] = {
     H: frozenset({"hello"}),
-    L: frozenset({"list_tables", "create_table", "join", "spectate", "ping", "pong", "bye"}),
-    T: frozenset({"list_tables", "start", "leave", "chat", "ping", "pong", "resync", "bye"}),
+    L: frozenset({"list_tables", "create_table", "join", "spectate", "ping", "pong", "bye",
+                  "ladder_register", "ladder_ready", "ladder_standings"}),
+    T: frozenset({"list_tables", "start", "leave", "chat", "ping", "pong", "resync", "bye",
+                  "ladder_standings"}),
     P: frozenset({"list_tables", "start", "leave", "chat", "ping", "pong", "resync", "bye",
-                  "action"}),
+                  "action", "ladder_standings"}),
 }
+_LADDER = frozenset({"ladder_registered", "ladder_queued", "ladder"})
 _AT_TABLE = frozenset({"tables", "table", "joined", "left", "game_started", "view", "events",
-                       "legal", "chat", "error", "ping", "pong", "bye", "game_over", "result"})
+                       "legal", "chat", "error", "ping", "pong", "bye", "game_over",
+                       "result"}) | _LADDER
 _SERVER_MAY: dict[ConnPhase, frozenset[str]] = {
     H: frozenset({"welcome", "error", "bye"}),
-    L: frozenset({"tables", "joined", "error", "ping", "pong", "bye", "result"}),
+    L: frozenset({"tables", "joined", "error", "ping", "pong", "bye", "result"}) | _LADDER,
     T: _AT_TABLE,
     P: _AT_TABLE,
 }

@@ -22,6 +22,8 @@ MAX_TEXT = 512
 MAX_PAGE = 100
 """Most table summaries in one ``tables`` message (a page: ``list_tables.offset``)."""
 TURN_TIMER_MAX = 3600
+LADDER_GAMES_MAX = 10000
+"""Most games one ``ladder_ready`` may ask for."""
 """Longest turn timer a table may have, in seconds."""
 ROLES = ("player", "bot", "spectator")
 
@@ -137,6 +139,8 @@ SPECS: dict[str, Spec] = {
     "view": Spec(SERVER, "Your full view (on join, game start and resync).", {
         "version": _f("int", "the table's event version this view reflects"),
         "view": _f("map", "the seat's view (docs/ENGINE.md)"),
+        "clocks": _f("list", "1.3, tables with a chess clock: each seat's bank in ms now",
+                     optional=True, max_len=4),
     }),
     "events": Spec(SERVER, "What happened, redacted for you.", {
         "version": _f("int", "the table's event version after these events"),
@@ -195,10 +199,45 @@ SPECS: dict[str, Spec] = {
     "bye": Spec(CLIENT, "Closing the connection (either side).", {
         "reason": _f("str", "why", optional=True, max_len=256),
     }),
+    # --- the ladder (1.3, optional: servers started with --ladder) ------------------
+    "ladder_register": Spec(CLIENT, "Ladder: register a bot's name; the answer holds its key.", {
+        "name": _f("str", "the bot's name on the ladder (1–32 characters)", min_len=1,
+                   max_len=MAX_NAME),
+    }),
+    "ladder_registered": Spec(SERVER, "Ladder: the name is yours; keep the key secret.", {
+        "name": _f("str", "the registered name (as cleaned)", max_len=MAX_NAME),
+        "key": _f("str", "the bot's secret key (shown once; the server keeps only a hash)",
+                  max_len=128),
+    }),
+    "ladder_ready": Spec(CLIENT, "Ladder: this connection's bot is ready for games.", {
+        "name": _f("str", "the registered name", min_len=1, max_len=MAX_NAME),
+        "key": _f("str", "its key", min_len=1, max_len=128),
+        "games": _f("int", f"how many games to play (1–{LADDER_GAMES_MAX})"),
+    }),
+    "ladder_queued": Spec(SERVER, "Ladder: how many games this connection is still queued "
+                          "for.", {
+        "games": _f("int", "games still to play (0: done)"),
+        "name": _f("str", "the bot's name", optional=True, max_len=MAX_NAME),
+    }),
+    "ladder_standings": Spec(CLIENT, "Ladder: ask for the standings (one page).", {
+        "offset": _f("int", "skip this many entries", optional=True),
+        "limit": _f("int", f"at most this many entries (1–{MAX_PAGE})", optional=True),
+    }),
+    "ladder": Spec(SERVER, "Ladder: the standings, best first.", {
+        "entries": _f("list", "per bot: {rank, name, mu, sigma, ordinal, games, wins, "
+                      "forfeits, timeouts, ready}", max_len=MAX_PAGE),
+        "total": _f("int", "how many bots the ladder has"),
+        "offset": _f("int", "the rank (from 0) of this page's first entry"),
+        "games": _f("int", "games rated on the ladder so far"),
+    }),
 }
 """``sender`` CLIENT for chat/ping/pong/bye means either side may send it."""
 
 BOTH_WAYS = frozenset({"chat", "ping", "pong", "bye"})
+
+LADDER_MESSAGES = frozenset({"ladder_register", "ladder_ready", "ladder_standings"})
+"""The client messages of the optional ladder (a server without one answers them
+with ``error no_ladder``)."""
 
 ERROR_CODES: dict[str, str] = {
     "bad_frame": "a frame's length is 0",
@@ -231,6 +270,12 @@ ERROR_CODES: dict[str, str] = {
     "acted_for_you": "not an error of yours: the server played for your seat (turn timer, "
                      "or a disconnect during a trade); the message names the action",
     "internal_error": "the server failed; the action was not applied",
+    "forfeited": "your seat forfeited the game (chess-clock timeouts, or away past the "
+                 "grace on a clocked table): a built-in bot plays it to the end",
+    "no_ladder": "this server runs no ladder",
+    "bad_key": "ladder: unknown name or wrong key (or too many attempts from your address)",
+    "name_taken": "ladder: that name is registered already (or registration is closed)",
+    "ladder_busy": "ladder: that bot is connected and ready already (one connection per bot)",
 }
 """Connection-level error codes. Rejected actions carry the engine's codes
 (``not_your_turn``, ``illegal_action``, ``cannot_afford``, ... see
@@ -260,6 +305,12 @@ SETTINGS: dict[str, Setting] = {
                             "settled"),
     "strict_phases": Setting("bool", False, "no trading after the first paid build of a "
                              "turn"),
+    "clock_ms": Setting("int", 0, "chess clock (7.11): each seat's time bank at the start "
+                        "of the game, in ms; 0 and no increment: no clock", 0, 86_400_000),
+    "clock_increment_ms": Setting("int", 0, "chess clock: ms added to a seat's bank with "
+                                  "each decision it is asked", 0, 3_600_000),
+    "clock_timeouts": Setting("int", 3, "chess clock: timeouts in one game after which the "
+                              "seat forfeits (a built-in bot plays it to the end)", 1, 100),
 }
 """Every game setting with its bounds: the server refuses anything else with
 ``bad_settings``; unknown keys are ignored."""

@@ -136,7 +136,7 @@ async def test_the_creator_of_a_lan_table_gets_a_rematch(bot_server: Server) -> 
         assert app.model.settings == settings
         names = [s["name"] for s in app.model.table_seats]
         assert [s["kind"] for s in app.model.table_seats] == ["human", "bot", "bot"]
-        assert names[1:] == ["greedy-bot 2", "random-bot 3"]
+        assert names[1:] == ["Bot 2 (Easy)", "Bot 3 (Random)"]
         assert bot_server.tables[app.model.table].name == "Friday"
         assert isinstance(app.ctx.stack.scenes[0], TableScene)
     finally:

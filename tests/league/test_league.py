@@ -269,7 +269,7 @@ def test_external_command_entries_play_over_the_protocol(tmp_path: Path) -> None
 
     ext = [Entry("r", "random"), Entry("ext", EXTERNAL), Entry("g", "greedy")]
     local = [Entry("r", "random"), Entry("ext", "greedy"), Entry("g", "greedy")]
-    a = run_league(ext, 3, players=3, seed=3, db=tmp_path / "ext.db")
+    a = run_league(ext, 3, players=3, seed=3, db=tmp_path / "ext.db", sandbox=False)
     run_league(local, 3, players=3, seed=3, db=tmp_path / "local.db")
     assert a.standings.played == 3 and a.standings.entries[0].games == 3
     for (idx, seats, status, _, winner, vp, log), other in zip(

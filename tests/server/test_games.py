@@ -145,7 +145,7 @@ async def test_creator_asks_for_bots(bot_server: Server,
     # only the seats the server filled have a bot kind and a key.
     assert [s.kind for s in table.seats] == ["bot"] * 4
     assert table.seats[0].bot_key is None and table.seats[0].name == "creator"
-    assert all(s.bot_kind == "random" and s.bot_key and s.name == f"random-bot {i + 1}"
+    assert all(s.bot_kind == "random" and s.bot_key and s.name == f"Bot {i + 1} (Random)"
                for i, s in enumerate(table.seats) if i > 0)
     # Each bot process saw game_over (its exit status is 0 only then).
     assert len(bot_server.bot_processes) == 3

@@ -48,7 +48,8 @@ EXAMPLES: dict[str, dict[str, Any]] = {
     "leave": {"type": "leave"},
     "left": {"type": "left", "table": "8e30bc72"},
     "game_started": {"type": "game_started", "table": "8e30bc72"},
-    "view": {"type": "view", "version": 0, "view": {"seat": 0, "phase": "setup_settlement"}},
+    "view": {"type": "view", "version": 0, "view": {"seat": 0, "phase": "setup_settlement"},
+             "clocks": [60000, 58250, 60000]},
     "events": {"type": "events", "version": 1,
                "events": [{"type": "dice_rolled", "seat": 0, "dice": [3, 4]}]},
     "legal": {"type": "legal", "version": 1, "actions": [
@@ -64,6 +65,17 @@ EXAMPLES: dict[str, dict[str, Any]] = {
     "pong": {"type": "pong", "nonce": 7},
     "error": {"type": "error", "code": "no_such_table", "message": "no table"},
     "bye": {"type": "bye", "reason": "done"},
+    "ladder_register": {"type": "ladder_register", "name": "mybot"},
+    "ladder_registered": {"type": "ladder_registered", "name": "mybot",
+                          "key": "Jm1r3xQv0bq9Zt2KcW8y6AJm1r3xQv0b"},
+    "ladder_ready": {"type": "ladder_ready", "name": "mybot",
+                     "key": "Jm1r3xQv0bq9Zt2KcW8y6AJm1r3xQv0b", "games": 20},
+    "ladder_queued": {"type": "ladder_queued", "games": 19, "name": "mybot"},
+    "ladder_standings": {"type": "ladder_standings", "offset": 0, "limit": 20},
+    "ladder": {"type": "ladder", "entries": [
+        {"rank": 1, "name": "mybot", "mu": 29.1, "sigma": 6.2, "ordinal": 10.5, "games": 4,
+         "wins": 2, "forfeits": 0, "timeouts": 1, "ready": True}],
+        "total": 1, "offset": 0, "games": 4},
 }
 """One valid message of every type, every optional field filled in."""
 
@@ -92,7 +104,7 @@ def rejects(msg: Any, code: str = "bad_message", sender: str | None = None) -> N
 
 def test_every_type_has_an_example() -> None:
     assert set(EXAMPLES) == set(SPECS)
-    assert len(SPECS) == 25
+    assert len(SPECS) == 31
 
 
 @pytest.mark.parametrize("kind", sorted(SPECS))
@@ -184,7 +196,9 @@ def test_min_lengths(kind: str, name: str) -> None:
 
 
 def test_min_lengths_cover_names_and_chat() -> None:
-    assert set(MIN_LIMITED) == {("hello", "name"), ("chat", "text")}
+    assert set(MIN_LIMITED) == {("hello", "name"), ("chat", "text"),
+                                ("ladder_register", "name"), ("ladder_ready", "name"),
+                                ("ladder_ready", "key")}
 
 
 def test_choices() -> None:
@@ -242,7 +256,8 @@ def test_both_ways() -> None:
 def test_senders() -> None:
     client = {k for k, s in SPECS.items() if s.sender == CLIENT} - BOTH_WAYS
     assert client == {"hello", "list_tables", "create_table", "join", "spectate", "start",
-                      "leave", "action", "resync"}
+                      "leave", "action", "resync", "ladder_register", "ladder_ready",
+                      "ladder_standings"}
 
 
 def test_sender_check_comes_after_the_type_check() -> None:
