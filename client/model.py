@@ -53,6 +53,7 @@ class ClientModel:
     dice: list[int] = field(default_factory=lambda: [0] * 13)  # histogram of rolls 2..12
     stats: GameStats = field(default_factory=GameStats)  # folded from every events batch
     chat: deque[Message] = field(default_factory=lambda: deque(maxlen=200))
+    _past_chat: bool = False  # joined: the table's past lines (chat.past) come next
     game_over: Message | None = None
     errors: deque[tuple[str, str]] = field(default_factory=lambda: deque(maxlen=20))
     error_count: int = 0  # errors ever added (the deque is bounded): new ones are the last
@@ -84,6 +85,7 @@ class ClientModel:
             self.table = msg["table"]
             self.seat = msg.get("seat")
             self.settings = msg.get("settings")
+            self._past_chat = True  # the table's past lines replace ours
         elif kind == "table":
             if msg["table"] == self.table:
                 self.table_seats = list(msg["seats"])
@@ -136,6 +138,9 @@ class ClientModel:
             self.legal = []
             self.table_status = "finished"
         elif kind == "chat":
+            if msg.get("past") is True and self._past_chat:
+                self.chat.clear()  # after a rejoin: the server's lines, not ours twice
+            self._past_chat = False
             self.chat.append(msg)
         elif kind == "error":
             self._error(msg["code"], msg.get("message", ""))

@@ -369,6 +369,14 @@ class Server:
             elif seat.kind != "empty" and table.status == "playing":
                 loop.call_later(table_module.GRACE, table.submit, "grace", (i, seat.epoch))
             table.restore_seqs(i, st.seqs.get(i, []))
+        if table.game is not None:
+            assert self.storage is not None
+            try:  # what clients that join are sent; the game is served without it too
+                table.history.extend(self.storage.history(
+                    st.id, st.settings, st.seed, table_module.EVENT_MEMORY))
+            except Exception as exc:
+                log.warning("table %s: its history does not replay (%s); clients that "
+                            "join get its view only", st.id, clip(str(exc), 200))
         for token, seat_no in st.tokens.items():
             if table.status == "playing":  # waiting seats were freed above
                 self.resumable[token] = (table.id, seat_no)
@@ -726,13 +734,11 @@ class Server:
         if table.seats[i].last_seq >= 0:
             joined["last_seq"] = table.seats[i].last_seq
         sess.send(joined)
+        self._past_chat(sess, table)
         table.broadcast_table()
         if table.status == "playing":
             sess.send({"type": "game_started", "table": table.id})
-            if since is not None:
-                table.submit("catch_up", (sess, i, since))
-            else:
-                table.submit("resync", (sess, i))
+            table.submit("catch_up", (sess, i, since or 0))
         else:
             table.submit("seated", None)
 
@@ -759,11 +765,18 @@ class Server:
         sess.seat = None
         sess.send({"type": "joined", "table": table.id, "seat": None,
                    "settings": table.settings_map()})
+        self._past_chat(sess, table)
         if table.status == "waiting":
             table.broadcast_table()  # the seats so far (and who may start)
         else:
             sess.send({"type": "game_started", "table": table.id})
-            table.submit("resync", (sess, None))
+            table.submit("catch_up", (sess, None, 0))
+
+    @staticmethod
+    def _past_chat(sess: Session, table: Table[Session]) -> None:
+        """The table's last chat lines, marked ``past``, for a member who arrives."""
+        for line in table.chat:
+            sess.send({**line, "past": True})
 
     def _on_leave(self, sess: Session, msg: dict[str, Any]) -> None:
         table = sess.table
@@ -809,6 +822,7 @@ class Server:
             return
         out = {"type": "chat", "table": table.id, "seat": sess.seat, "name": sess.name,
                "text": text}
+        table.chat.append(out)
         for member, _ in table.members():
             member.send(out)
 

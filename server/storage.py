@@ -44,6 +44,7 @@ import re
 import sqlite3
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -446,6 +447,31 @@ class Storage:
                     and 0 <= seat < parsed.players):
                 st.tokens[token] = seat
         return st
+
+    def history(self, tid: str, settings: Settings, seed: int, keep: int
+                ) -> list[tuple[int, list[Any]]]:
+        """The event batches of table ``tid``'s game from its start (the last
+        ``keep`` of them), by replaying every stored action: what a restored
+        table sends the clients that join it. Raises :class:`InvalidLog` (or a
+        rules error) on a log that does not replay."""
+        (count,) = self.db.execute("SELECT COUNT(*) FROM actions WHERE table_id = ?",
+                                   (tid,)).fetchone()
+        game = new_game(settings, seed)
+        game.log = None  # the database keeps the log
+        out: deque[tuple[int, list[Any]]] = deque(maxlen=max(0, keep))
+        skip = max(0, count - keep)  # batches too old to keep: replayed, not kept
+        version = 0
+        for v, seat, action, outcome in self.db.execute(
+                "SELECT version, seat, action, outcome FROM actions WHERE table_id = ? "
+                "ORDER BY version", (tid,)):
+            if v != version + 1:
+                raise InvalidLog(f"the log jumps from version {version} to {v}")
+            chance = None if outcome is None else tuple(json.loads(outcome))
+            events = apply(game, action_from_dict(json.loads(action)), seat, chance)
+            version = v
+            if v > skip:
+                out.append((v, events))
+        return list(out)
 
     def _replay(self, tid: str, settings: Settings, seed: int) -> tuple[GameState, int]:
         snap = self.db.execute("SELECT version, state FROM snapshots WHERE table_id = ?",

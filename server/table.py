@@ -96,8 +96,12 @@ GRACE = 60.0
 """Seconds a disconnected player's seat waits before a bot stands in."""
 STAND_IN_PACE = 0.5
 """Seconds a stand-in waits before each decision, so that people can follow."""
-EVENT_MEMORY = 256
-"""Event batches a table keeps to send a resuming client what it missed."""
+EVENT_MEMORY = 4000
+"""Event batches a table keeps: the whole history of a game of up to this many
+actions (longer games: the last this many), sent to every client that joins,
+watches or resumes, so that its log, dice counts and statistics are complete."""
+CHAT_MEMORY = 100
+"""Chat lines a table keeps for the clients that arrive later."""
 SEQ_MEMORY = 64
 """How many recent action results per seat are kept to answer repeats."""
 MAX_LEGAL = 1000
@@ -297,6 +301,8 @@ class Table(Generic[M]):
         self.on_finished: Any = None  # set by the server: callback(table) at game over
         self.rng = random.Random(self.seed ^ 0x5EED)  # default actions (not the game's RNG)
         self.history: deque[tuple[int, list[Any]]] = deque(maxlen=EVENT_MEMORY)
+        self.chat: deque[dict[str, Any]] = deque(maxlen=CHAT_MEMORY)
+        """The table's last chat lines (as relayed), for members who arrive later."""
         self._stand_in: Any = None
         self._public: tuple[int, dict[str, Any], bytes] | None = None  # spectators' view
         self._saved = False  # the command being handled applied (and saved) an action
@@ -527,9 +533,11 @@ class Table(Generic[M]):
 
     def _catch_up(self, sess: M, seat: int | None, since: int) -> None:
         """Send the event batches after version ``since`` (redacted for ``seat``),
-        then the view and legal actions; a full view alone if too many were missed."""
+        then the view and legal actions. ``since`` 0 (a client that arrives
+        with nothing) gets every batch the table holds; a resuming client whose
+        ``since`` is older than the batches held gets the view alone."""
         first = self.history[0][0] if self.history else self.version + 1
-        if self.game is not None and first <= since + 1 <= self.version + 1:
+        if self.game is not None and (since == 0 or first <= since + 1 <= self.version + 1):
             for version, events in self.history:
                 if version > since:
                     sess.send({"type": "events", "version": version,

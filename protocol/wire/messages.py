@@ -185,6 +185,8 @@ SPECS: dict[str, Spec] = {
         "seat": _f("int", "server to client: the speaker's seat", optional=True),
         "name": _f("str", "server to client: the speaker's name", optional=True,
                    max_len=MAX_NAME),
+        "past": _f("bool", "server to client: true for a line said before you arrived "
+                   "(the table's last 100 lines follow joined)", optional=True),
     }),
     "ping": Spec(CLIENT, "Keep-alive; either side may send it.", {
         "nonce": _f("int", "echoed in the pong", optional=True),

@@ -123,6 +123,12 @@ def test_the_game_is_kept_closing_asks_and_the_next_start_continues_it(
     click(button.rect.center)
     frames(app, lambda: in_game(app) and app.model.version >= version)
     assert app.model.table == table and app.model.seat == seat
+    # the restarted server sent the game's history: the log, the dice counts
+    # and the statistics cover the whole game, not only what follows
+    assert app.model.stats.complete
+    assert app.model.events[0]["type"] == "settlement_built"
+    rolls = [e for e in app.model.events if e["type"] == "dice_rolled"]
+    assert sum(app.model.dice) == len(rolls) > 0
 
     # leaving the running game keeps it too: the lobby offers it again
     app.leave_table()
