@@ -262,7 +262,6 @@ def settings_schema() -> Schema:
 
     game = [f.name for f in dataclasses.fields(Settings)]
     assert set(game) <= set(SETTINGS), set(game) - set(SETTINGS)
-    clock = [n for n in SETTINGS if n not in game]
     defs = {
         "settings": {"description": "`create_table.settings`: any of the settings; a missing "
                      "one takes its default, unknown keys are ignored",
