@@ -6,10 +6,11 @@ The server writes each outgoing frame through ``Session._queue`` (the refusal
 of a connection over the limit through ``server.app.encode_frame``); both are
 wrapped for the session. Validating every frame would make the suite several
 times slower (a view takes ~2 ms), so a ``view``, ``legal`` or ``events`` frame
-is validated when its *shape* is new (its structure: the keys of every map, the kinds of the values, the
-``type`` of every action and event, nil or not) and otherwise one in
-:data:`SAMPLE` (the values of a known shape, e.g. an edge number out of range,
-are checked in that sample); a byte string seen before is not looked at again.
+is validated when its *shape* is new (its structure: the keys of every map,
+the kinds of the values, the ``type`` of every action and event, nil or not)
+and otherwise one in :data:`SAMPLE` (the values of a known shape, e.g. an edge
+number out of range, are checked in that sample); every other frame is
+validated; a byte string seen before is not looked at again.
 A test during which the server sent an invalid frame fails at its teardown
 with the frames and the reasons. ``KAITAKU_SCHEMA_AUDIT=all`` validates every
 frame, ``=0`` none.
