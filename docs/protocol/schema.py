@@ -89,7 +89,8 @@ def doc_of(obj: Any) -> str | None:
     d = obj.__dict__.get("__doc__")
     if not d or d.startswith(obj.__name__ + "("):
         return None
-    return " ".join(inspect.cleandoc(d).split()).replace("``", "`")
+    text = " ".join(inspect.cleandoc(d).split()).replace("``", "`")
+    return re.sub(r"\bNone\b", "nil", text)  # the wire's word
 
 
 # -- game data: Python type hints -> JSON Schema ----------------------------------------
