@@ -23,9 +23,9 @@ from protocol.wire.messages import BOTH_WAYS  # noqa: E402
 SETTINGS = {"players": 3, "vp_target": 10, "turn_cap": 0, "balanced_map": False,
             "shuffle_harbors": False, "harbor_delay": False, "strict_phases": False}
 TOKEN = "q2V0dGxlcnMtb2YtY2F0YW4tMjAyNiEh"
-SEATS = [{"name": "Ann", "kind": "human", "connected": True},
-         {"name": "greedy-bot", "kind": "bot", "connected": True},
-         {"name": None, "kind": "empty", "connected": False}]
+SEATS = [{"name": "Ann", "kind": "human", "connected": True, "auto": False},
+         {"name": "greedy-bot", "kind": "bot", "connected": True, "auto": False},
+         {"name": None, "kind": "empty", "connected": False, "auto": False}]
 
 EXAMPLES: dict[str, list[dict[str, Any]]] = {
     "hello": [

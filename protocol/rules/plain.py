@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import dataclass, fields
 
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
@@ -13,3 +13,18 @@ def field_names(cls: type) -> tuple[str, ...]:
     if names is None:
         names = _FIELD_NAMES[cls] = tuple(f.name for f in fields(cls))
     return names
+
+
+@dataclass(frozen=True, slots=True)
+class Items:
+    """``Annotated[list[...], Items(n)]``: a list of exactly ``n`` items (the
+    JSON Schema of the plain-data forms, docs/protocol/schema.py, reads it)."""
+
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class Choices:
+    """``Annotated[str, Choices(names)]``: a string that is one of ``names``."""
+
+    names: tuple[str, ...]

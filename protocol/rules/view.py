@@ -9,11 +9,12 @@ The view is plain msgpack-able data; its keys are documented in
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, TypedDict, cast
 
 from .actions import Action
-from .board import NUM_NODES
+from .board import NUM_NODES, Board
 from .engine import legal_actions, may_propose, to_act
+from .plain import Choices, Items
 from .state import (
     DEV_CARDS,
     KNIGHT,
@@ -24,7 +25,95 @@ from .state import (
     YEAR_OF_PLENTY,
     GameState,
     Phase,
+    Settings,
+    Trade,
 )
+
+Counts = Annotated[list[int], Items(5)]
+"""Five counts: resources (lumber, brick, wool, grain, ore) or development
+cards (in the order of ``DEV_CARDS``)."""
+Pieces = Annotated[list[int], Items(3)]
+"""Roads, settlements, cities left to build."""
+
+
+class SeatView(TypedDict):
+    """What everybody knows about one seat."""
+
+    cards: int
+    dev_cards: int
+    knights: int
+    vp: int
+    road_length: int
+    pieces: Pieces
+    discard_owed: int
+    tokens: int
+    proposals_made: int
+
+
+class NeutralView(TypedDict):
+    """A neutral player of the two-player game."""
+
+    owner: int
+    pieces: Pieces
+    road_length: int
+
+
+class YouView(TypedDict):
+    """What only the viewing seat knows."""
+
+    hand: Counts
+    dev_cards: Counts
+    dev_new: Counts
+    dev_playable: list[Annotated[str, Choices(DEV_CARDS)]]
+    vp_total: int
+    vp_cards: int
+    ratios: Counts
+    may_propose: bool
+
+
+class View(TypedDict):
+    """The keys of a view (docs/ENGINE.md). ``Annotated[..., Cls]`` marks a map
+    that is ``Cls.to_dict()``; docs/protocol/schema.py writes the JSON Schema
+    of views from these declarations."""
+
+    seat: int | None
+    players: int
+    vp_target: int
+    settings: Annotated[dict[str, Any], Settings]
+    board: Annotated[dict[str, list[int]], Board]
+    harbors: list[Annotated[list[int], Items(4)]]
+    robber: int
+    buildings: list[Annotated[list[int], Items(3)]]
+    roads: list[Annotated[list[int], Items(2)]]
+    phase: Annotated[str, Choices(PHASE_NAMES)]
+    turn: int
+    current: int
+    to_act: list[int]
+    rolled: bool
+    last_roll: Annotated[list[int], Items(2)] | None
+    dev_played: bool
+    free_roads: int
+    setup_node: int | None
+    steal_from: list[int]
+    trade: Annotated[dict[str, Any], Trade] | None
+    proposals: list[Annotated[list[Counts], Items(2)] | None]
+    bank: Counts
+    dev_deck: int
+    dev_out: Counts
+    longest_road: int | None
+    largest_army: int | None
+    seats: list[SeatView]
+    neutrals: list[NeutralView]
+    token_stock: int
+    token_used: bool
+    knight_discarded: bool
+    rolls_done: int
+    give_back: int
+    built: bool
+    pending_harbors: list[Annotated[list[int], Items(2)]]
+    winner: int | None
+    final_scores: list[int] | None
+    you: YouView | None
 
 _NODES = range(NUM_NODES)
 
@@ -45,7 +134,7 @@ def observe(s: GameState, seat: int | None,
     n = s.settings.players
     over = s.phase == Phase.GAME_OVER
     hands, dev_hand, pieces = s.hands, s.dev_hand, s.pieces
-    seats = [
+    seats: list[SeatView] = [
         {
             "cards": sum(hands[q]),
             "dev_cards": sum(dev_hand[q]),
@@ -62,11 +151,11 @@ def observe(s: GameState, seat: int | None,
     trade = None
     if s.trade is not None:
         trade = s.trade.to_dict()
-    proposals: list[Any] = [None] * n
+    proposals: list[list[list[int]] | None] = [None] * n
     if s.proposals:
         for q, (give, get) in s.proposals.items():
             proposals[q] = [list(give), list(get)]
-    view: dict[str, Any] = {
+    view: View = {
         "seat": seat,
         "players": n,
         "vp_target": s.settings.vp_target,
@@ -127,4 +216,4 @@ def observe(s: GameState, seat: int | None,
             "ratios": s.ratios[seat][:],
             "may_propose": may_propose(s, seat),
         }
-    return view
+    return cast("dict[str, Any]", view)
