@@ -368,7 +368,7 @@ class Server:
                 seat.kind, seat.name = "empty", ""  # a keyless bot client's seat
             elif seat.kind != "empty" and table.status == "playing":
                 loop.call_later(table_module.GRACE, table.submit, "grace", (i, seat.epoch))
-            table.restore_seqs(i, st.seqs.get(i, []))
+            table.restore_seqs(i, st.seqs.get(i, []), st.seq_versions.get(i))
         for token, seat_no in st.tokens.items():
             if table.status == "playing":  # waiting seats were freed above
                 self.resumable[token] = (table.id, seat_no)
@@ -727,12 +727,11 @@ class Server:
             joined["last_seq"] = table.seats[i].last_seq
         sess.send(joined)
         table.broadcast_table()
-        if table.status == "playing":
+        if table.status in ("playing", "finished"):
+            # a running game, or one that ended while the client was away: the
+            # missed events, the view, legal, and at a finished table game_over
             sess.send({"type": "game_started", "table": table.id})
-            if since is not None:
-                table.submit("catch_up", (sess, i, since))
-            else:
-                table.submit("resync", (sess, i))
+            table.submit("arrived", (sess, i, since))
         else:
             table.submit("seated", None)
 
@@ -761,9 +760,9 @@ class Server:
                    "settings": table.settings_map()})
         if table.status == "waiting":
             table.broadcast_table()  # the seats so far (and who may start)
-        else:
+        else:  # playing, or finished: the view (and game_over) follow
             sess.send({"type": "game_started", "table": table.id})
-            table.submit("resync", (sess, None))
+            table.submit("arrived", (sess, None, None))
 
     def _on_leave(self, sess: Session, msg: dict[str, Any]) -> None:
         table = sess.table

@@ -56,6 +56,7 @@ def observe(s: GameState, seat: int | None,
             "discard_owed": s.discard_owed[q],
             "tokens": s.tokens[q],
             "proposals_made": s.proposals_made[q],
+            "offers_made": s.offers_made[q],
         }
         for q in range(n)
     ]
