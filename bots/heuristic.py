@@ -56,6 +56,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from protocol.rules import (
+    MAX_OFFERS,
     AcceptProposal,
     AcceptTrade,
     Action,
@@ -846,6 +847,9 @@ class HeuristicBot(Bot):
                 return a
         # R-OPT-4: strict phases close domestic trade after a build; maritime stays.
         domestic = not (ctx.view["built"] and ctx.view["settings"].get("strict_phases"))
+        # No offer past the turn's limit (offer_limit): the engine would refuse it.
+        if ctx.seats[ctx.me].get("offers_made", 0) >= MAX_OFFERS:
+            domestic = False
 
         dev = self._play_dev(ctx, legal, main=True)
         if dev is not None:

@@ -368,7 +368,7 @@ class Server:
                 seat.kind, seat.name = "empty", ""  # a keyless bot client's seat
             elif seat.kind != "empty" and table.status == "playing":
                 loop.call_later(table_module.GRACE, table.submit, "grace", (i, seat.epoch))
-            table.restore_seqs(i, st.seqs.get(i, []))
+            table.restore_seqs(i, st.seqs.get(i, []), st.seq_versions.get(i))
         if table.game is not None:
             assert self.storage is not None
             try:  # what clients that join are sent; the game is served without it too
@@ -736,9 +736,11 @@ class Server:
         sess.send(joined)
         self._past_chat(sess, table)
         table.broadcast_table()
-        if table.status == "playing":
+        if table.status in ("playing", "finished"):
+            # a running game, or one that ended while the client was away: the
+            # missed events, the view, legal, and at a finished table game_over
             sess.send({"type": "game_started", "table": table.id})
-            table.submit("catch_up", (sess, i, since or 0))
+            table.submit("arrived", (sess, i, since))
         else:
             table.submit("seated", None)
 
@@ -768,9 +770,9 @@ class Server:
         self._past_chat(sess, table)
         if table.status == "waiting":
             table.broadcast_table()  # the seats so far (and who may start)
-        else:
+        else:  # playing, or finished: the view (and game_over) follow
             sess.send({"type": "game_started", "table": table.id})
-            table.submit("catch_up", (sess, None, 0))
+            table.submit("arrived", (sess, None, None))
 
     @staticmethod
     def _past_chat(sess: Session, table: Table[Session]) -> None:

@@ -123,7 +123,6 @@ class Session:
         self._backlog: list[bytes] = []
         self._drainer: asyncio.Task[None] | None = None
         self.closed = False
-        self.tables_created = 0
         self._allowance = BURST
         self._last_message = 0.0
         self._last_rx = 0.0
@@ -369,10 +368,15 @@ class Session:
                 return False
         while self.conn.stale:
             late = self.conn.stale.pop(0)
-            if late["type"] == "action":
+            if late["type"] == "action" and self.table is not None:
+                # at a table whose game has not started: the table answers
+                # (game_not_started, the seq used up; a spectator: not_seated)
+                self.server.dispatch(self, late)
+            elif late["type"] == "action":
                 self.send({"type": "result", "seq": late["seq"], "ok": False,
                            "code": "unexpected_message",
-                           "message": "not at a table with a game any more"})
+                           "message": "you are not at a table: an action needs a seat at "
+                                      "a table whose game runs"})
             else:
                 self.error("unexpected_message",
                            f"{late['type']!r} is not allowed now; it was ignored")

@@ -158,6 +158,8 @@ class StoredTable:
     tokens: dict[str, int] = field(default_factory=dict)
     seqs: dict[int, list[int]] = field(default_factory=dict)
     """Per seat, the sequence numbers of its last accepted actions, oldest first."""
+    seq_versions: dict[int, list[int]] = field(default_factory=dict)
+    """Per seat, the event version each of those actions made (same order)."""
     clock: Clock | None = None
     """The chess clock (its banks start full again after a restart)."""
 
@@ -434,13 +436,15 @@ class Storage:
         if status == "playing":
             st.game, st.version = self._replay(tid, st.settings, seed)
             for seat in range(parsed.players):
-                seqs = [q for (q,) in self.db.execute(
-                    "SELECT seq FROM actions WHERE table_id = ? AND seat = ? AND seq IS NOT "
-                    "NULL ORDER BY version DESC LIMIT ?", (tid, seat, SEQ_MEMORY))]
-                if not all(type(q) is int and -(2**53) <= q <= 2**53 for q in seqs):
+                rows = [(q, v) for (q, v) in self.db.execute(
+                    "SELECT seq, version FROM actions WHERE table_id = ? AND seat = ? AND seq "
+                    "IS NOT NULL ORDER BY version DESC LIMIT ?", (tid, seat, SEQ_MEMORY))]
+                if not all(type(q) is int and -(2**53) <= q <= 2**53 and type(v) is int
+                           for q, v in rows):
                     raise InvalidLog("bad sequence number")
-                if seqs:
-                    st.seqs[seat] = seqs[::-1]
+                if rows:
+                    st.seqs[seat] = [q for q, _ in reversed(rows)]
+                    st.seq_versions[seat] = [v for _, v in reversed(rows)]
         for token, seat in self.db.execute(
                 "SELECT token, seat FROM tokens WHERE table_id = ?", (tid,)):
             if (isinstance(token, str) and 0 < len(token) <= 128 and type(seat) is int

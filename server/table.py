@@ -244,9 +244,21 @@ def deciding_seats(game: GameState) -> set[int]:
     """Seats that owe a decision (they get ``legal`` lists and turn timers).
 
     During a trade offer these are the addressed seats that have not answered;
-    the offerer is prompted once they all have. (The offerer may confirm or
-    cancel earlier: those actions are accepted whenever they are legal.)"""
+    the offerer owes the decision once they all have. (It may confirm or cancel
+    earlier, whenever those actions are legal; a 1.3 client is sent its legal
+    list early, see :func:`offerer_may_confirm`.)"""
     return set(to_act(game))
+
+
+def offerer_may_confirm(game: GameState, deciding: set[int]) -> int | None:
+    """The offerer of an open trade, once some seat accepted or countered and
+    before every addressed seat has answered (then it owes the decision and is
+    in ``deciding``): it is sent its view and legal actions early, after each
+    answer, so that it may confirm the first acceptable one. None otherwise."""
+    trade = game.trade
+    if game.phase != Phase.TRADE or trade is None or game.current in deciding:
+        return None
+    return game.current if any(st in (1, 3) for st in trade.status) else None
 
 
 class Table(Generic[M]):
@@ -407,9 +419,9 @@ class Table(Generic[M]):
         elif kind == "resync":
             sess, seat = payload
             self._send_state(sess, seat)
-        elif kind == "catch_up":
+        elif kind == "arrived":
             sess, seat, since = payload
-            self._catch_up(sess, seat, since)
+            self._arrived(sess, seat, since)
         elif kind == "timeout":
             await self._expire(payload)
         elif kind == "stand_in":
@@ -519,8 +531,7 @@ class Table(Generic[M]):
                 self.broadcast_table()
                 return  # the game starts once they are seated
         if not all(s.session is not None for s in self.seats):
-            self.broadcast_table()
-            return
+            return  # the seat that changed was announced when it changed
         self.game = new_game(self.settings, self.seed)
         self.status = "playing"
         self.version = 0
@@ -543,6 +554,23 @@ class Table(Generic[M]):
                     sess.send({"type": "events", "version": version,
                                "events": [e.for_seat(seat).to_dict() for e in events]})
         self._send_state(sess, seat)
+
+    def _arrived(self, sess: M, seat: int | None, since: int | None) -> None:
+        """A member came to a table whose game runs or ended (a join, a resume,
+        a spectator): the events after ``since`` (None: every batch the table
+        holds), the view and the legal actions; at a finished table also
+        ``game_over``, so that a client that resumes into (or watches) a game
+        that ended hears the end."""
+        self._catch_up(sess, seat, since or 0)
+        if self.status == "finished" and self.game is not None:
+            sess.send(self.game_over_message())
+
+    def game_over_message(self) -> dict[str, Any]:
+        """The ``game_over`` message of the finished game."""
+        game = self.game
+        assert game is not None
+        return {"type": "game_over", "winner": game.winner,
+                "scores": [game.total_vp(q) for q in range(game.settings.players)]}
 
     def _public_view(self) -> tuple[dict[str, Any], bytes]:
         """The spectators' view at this version, built and encoded once."""
@@ -568,6 +596,9 @@ class Table(Generic[M]):
                                 cut, sess.minor))
 
     def _reply(self, seat: int, sess: M | None, result: dict[str, Any]) -> None:
+        """Answer the seat's action (to the connection holding the seat now, and
+        remembered for a repeat), with the event version after it."""
+        result.setdefault("version", self.version)
         s = self.seats[seat]
         s.results[result["seq"]] = result
         while len(s.results) > SEQ_MEMORY:
@@ -575,12 +606,20 @@ class Table(Generic[M]):
         if sess is not None:
             sess.send(result)
 
-    def restore_seqs(self, seat: int, seqs: list[int]) -> None:
+    def restore_seqs(self, seat: int, seqs: list[int],
+                     versions: list[int] | None = None) -> None:
         """After a restart: the sequence numbers of the seat's last accepted
-        actions (oldest first), so that a resent action is not applied twice."""
+        actions (oldest first), and the event version each made, so that a
+        resent action is not applied twice and is answered as it was."""
         s = self.seats[seat]
-        for q in seqs[-SEQ_MEMORY:]:
-            s.results[q] = {"type": "result", "seq": q, "ok": True}
+        made = versions if versions is not None and len(versions) == len(seqs) else None
+        for k, q in enumerate(seqs):
+            if k < len(seqs) - SEQ_MEMORY:
+                continue
+            answer: dict[str, Any] = {"type": "result", "seq": q, "ok": True}
+            if made is not None:
+                answer["version"] = made[k]
+            s.results[q] = answer
         if seqs:
             s.last_seq = max(s.last_seq, max(seqs))
 
@@ -591,15 +630,20 @@ class Table(Generic[M]):
         if seq <= s.last_seq:
             cached = s.results.get(seq)
             if sess is not None:
-                sess.send(cached if cached is not None else result(
-                    seq, "stale_seq", f"sequence number {seq} was already used"))
+                why = (f"sequence number {seq} is negative; a seat's numbers start at 0"
+                       if s.last_seq < 0 else
+                       f"sequence number {seq} is not above {s.last_seq}, the highest this "
+                       "seat used, and no result of it is kept")
+                sess.send(cached if cached is not None else {
+                    **result(seq, "stale_seq", why), "version": self.version})
             return
         game = self.game
         if self.paused is not None:  # the seq stays unused: send it again later
             if sess is not None:
                 sess.send({"type": "result", "seq": seq, "ok": False,
                            "code": "storage_unavailable",
-                           "message": "the server cannot save actions now; not applied"})
+                           "message": "the server cannot save actions now; not applied",
+                           "version": self.version})
             return
         previous, s.last_seq = s.last_seq, seq
         if game is None or self.status != "playing":
@@ -636,9 +680,12 @@ class Table(Generic[M]):
             if sess is not None:
                 sess.send({"type": "result", "seq": seq, "ok": False,
                            "code": "storage_unavailable",
-                           "message": "the server cannot save actions now; not applied"})
+                           "message": "the server cannot save actions now; not applied",
+                           "version": self.version})
             return
         s.timeouts = 0
+        if s.auto and not s.forfeited:
+            self._set_auto(seat, False, "player acted")
         self._decided(s, now, made=True)
         self._applied(seat, action, "player")
         self._reply(seat, sess, {"type": "result", "seq": seq, "ok": True})
@@ -895,6 +942,7 @@ class Table(Generic[M]):
         deciding = deciding_seats(game)
         over = game.phase == Phase.GAME_OVER
         opened = self._proposers() - able
+        early = offerer_may_confirm(game, deciding)
         self.history.append((self.version, events))
         self._schedule()
         # One encoded frame per distinct redaction: every spectator (and every seat
@@ -923,7 +971,7 @@ class Table(Generic[M]):
             if seat is None:
                 sess.send_encoded(*self._public_view())
                 continue
-            ask = seat in opened and sess.minor >= 3
+            ask = (seat in opened or seat == early) and sess.minor >= 3
             if seat in deciding or over or ask:
                 legal, cut = bounded_legal(game, seat)
             else:
@@ -937,11 +985,11 @@ class Table(Generic[M]):
                                         cut, sess.minor))
         if over:
             self.status = "finished"
-            scores = [game.total_vp(q) for q in range(game.settings.players)]
-            winner = game.winner
-            log.info("table %s: game over, winner %s, scores %s", self.id, winner, scores)
+            end = self.game_over_message()
+            log.info("table %s: game over, winner %s, scores %s", self.id, end["winner"],
+                     end["scores"])
             for sess, _ in self.members():
-                sess.send({"type": "game_over", "winner": winner, "scores": scores})
+                sess.send(end)
             self.broadcast_table()
             if self.on_finished is not None:
                 self.on_finished(self)

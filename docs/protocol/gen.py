@@ -26,11 +26,14 @@ TOKEN = "q2V0dGxlcnMtb2YtY2F0YW4tMjAyNiEh"
 SEATS = [{"name": "Ann", "kind": "human", "connected": True, "auto": False},
          {"name": "greedy-bot", "kind": "bot", "connected": True, "auto": False},
          {"name": None, "kind": "empty", "connected": False, "auto": False}]
+PLAYING = [{"name": "Ann", "kind": "human", "connected": False, "auto": True},
+           {"name": "greedy-bot", "kind": "bot", "connected": True, "auto": False},
+           {"name": "Bob", "kind": "human", "connected": True, "auto": False}]
 
 EXAMPLES: dict[str, list[dict[str, Any]]] = {
     "hello": [
-        {"type": "hello", "version": "1.0", "role": "player", "name": "Ann"},
-        {"type": "hello", "version": "1.0", "role": "player", "name": "Ann", "resume": TOKEN,
+        {"type": "hello", "version": "1.3", "role": "player", "name": "Ann"},
+        {"type": "hello", "version": "1.3", "role": "bot", "name": "mybot", "resume": TOKEN,
          "seen": 41},
     ],
     "welcome": [{"type": "welcome", "version": "1.3", "session": "3f9c2a7d51e0b846",
@@ -64,7 +67,8 @@ EXAMPLES: dict[str, list[dict[str, Any]]] = {
     "table": [
         {"type": "table", "table": "8e30bc72", "seats": SEATS, "status": "waiting",
          "can_start": False},
-        {"type": "table", "table": "8e30bc72", "seats": SEATS, "status": "playing",
+        {"type": "table", "table": "8e30bc72", "seats": PLAYING, "status": "playing"},
+        {"type": "table", "table": "8e30bc72", "seats": PLAYING, "status": "playing",
          "paused": "storage"},
     ],
     "start": [{"type": "start"}],
@@ -100,9 +104,9 @@ EXAMPLES: dict[str, list[dict[str, Any]]] = {
                                                  "get": [0, 1, 0, 0, 0]}},
     ],
     "result": [
-        {"type": "result", "seq": 17, "ok": True},
+        {"type": "result", "seq": 17, "ok": True, "version": 42},
         {"type": "result", "seq": 18, "ok": False, "code": "cannot_afford",
-         "message": "you do not hold the cards you offer"},
+         "message": "you do not hold the cards you offer", "version": 42},
     ],
     "resync": [{"type": "resync"}],
     "game_over": [
@@ -118,7 +122,7 @@ EXAMPLES: dict[str, list[dict[str, Any]]] = {
     "error": [
         {"type": "error", "code": "no_such_table", "message": "no table 'ffffffff'"},
         {"type": "error", "code": "version_unsupported",
-         "message": "server speaks protocol 1.0, not 2.0"},
+         "message": "server speaks protocol 1.3, not 2.0"},
     ],
     "bye": [{"type": "bye", "reason": "server shutting down"}],
     "ladder_register": [{"type": "ladder_register", "name": "mybot"}],
@@ -212,44 +216,49 @@ def msg_header(kind: str) -> str:
 
 
 ERROR_NOTES: dict[str, tuple[str, str]] = {
-    "bad_frame": ("yes", "yes (an oversize frame is `too_large`)"),
-    "too_large": ("yes", "yes"),
-    "bad_msgpack": ("yes", "yes"),
-    "bad_message": ("yes", "yes"),
-    "unexpected_message": ("during the handshake; afterwards no (section 5.2)", "yes"),
-    "version_unsupported": ("yes", "yes"),
-    "bad_resume": ("no (stays in the lobby)", "yes"),
-    "handshake_timeout": ("yes", "yes"),
-    "idle_timeout": ("yes", "yes: after 30 s of silence the server pings; after 90 s it "
-                     "closes"),
-    "rate_limited": ("yes", "yes: over 1000 messages a second sustained (2000 in a "
-                     "burst); bots act fast"),
-    "too_many_connections": ("yes", "yes, instead of a welcome (2000 connections, 256 per "
-                             "address)"),
-    "too_many_tables": ("no", "yes (4 tables per connection; 1.3: open tables per address, "
-                        "default 8, and 500 in all)"),
-    "too_many_bots": ("no", "no (new in 1.3: default 32 bot processes, 12 per address)"),
-    "too_many_spectators": ("no", "no (new in 1.3: default 64 per table, 32 per address)"),
-    "frame_timeout": ("yes", "no (new in 1.3: a started frame not finished in 10 s)"),
-    "storage_unavailable": ("no", "no (new in 1.3; also as a `result` code, section 7.10)"),
-    "acted_for_you": ("no", "yes, to a seat the server played for"),
-    "no_such_table": ("no", "yes"),
-    "seat_taken": ("no", "yes"),
-    "table_full": ("no", "yes"),
-    "not_seated": ("no", "only as a `result` code (9.2)"),
-    "not_creator": ("no", "yes"),
-    "table_closed": ("no", "no (new in 1.2); a `left` follows"),
-    "bad_settings": ("no", "yes"),
-    "game_not_started": ("no", "only as a `result` code (9.2)"),
-    "server_shutdown": ("yes", "yes, followed by `bye`"),
-    "replaced": ("yes", "yes (the old connection closes after it)"),
-    "internal_error": ("no", "as a `result` code when an action failed inside the server "
-                       "(not applied)"),
-    "forfeited": ("no", "no (new in 1.3, tables with a chess clock; also as a `result` code)"),
-    "no_ladder": ("no", "no (new in 1.3: the answer to a ladder message without a ladder)"),
-    "bad_key": ("no", "no (new in 1.3, ladder)"),
-    "name_taken": ("no", "no (new in 1.3, ladder)"),
-    "ladder_busy": ("no", "no (new in 1.3, ladder)"),
+    "bad_frame": ("yes", "1.0; a length header of 0 (section 2.2)"),
+    "too_large": ("yes", "1.0; a length header above MAX_CLIENT_FRAME (16384), before any "
+                  "body byte is read"),
+    "bad_msgpack": ("yes", "1.0 (section 2.1)"),
+    "bad_message": ("yes", "1.0; also a `hello.name` with no printable character"),
+    "unexpected_message": ("during the handshake; afterwards no (section 5.2)",
+                           "1.0; also the answer to `chat` in the lobby"),
+    "version_unsupported": ("yes", "1.0; a `hello.version` of another major version, or "
+                            "not `major.minor`"),
+    "bad_resume": ("no (stays in the lobby)", "1.0; after the `welcome`"),
+    "handshake_timeout": ("yes", "1.0; no `hello` within 10 s of the connection"),
+    "idle_timeout": ("yes", "1.0; nothing received for 90 s (the server pings after 30 s of "
+                     "silence, and every 30 s after that)"),
+    "rate_limited": ("yes", "1.0; over 1000 messages a second sustained, 2000 in a burst"),
+    "too_many_connections": ("yes", "1.0; instead of a `welcome`: 2000 connections in all, "
+                             "256 from one address"),
+    "too_many_tables": ("no", "1.0; `create_table` when 500 tables are open (waiting or "
+                        "playing), or 8 created from your address are; closed and finished "
+                        "tables do not count"),
+    "too_many_bots": ("no", "1.3; `create_table`/`start` past 32 bot processes, or 12 for "
+                      "your address"),
+    "too_many_spectators": ("no", "1.3; `spectate` past 64 spectators of the table, or 32 "
+                            "watching connections of your address"),
+    "frame_timeout": ("yes", "1.3; a started frame not finished within 10 s"),
+    "storage_unavailable": ("no", "1.3; also a `result` code (section 7.10)"),
+    "acted_for_you": ("no", "1.0; to a connected seat the server played for (timer, stand-in, "
+                      "a drop during a trade)"),
+    "no_such_table": ("no", "1.0; `join`/`spectate`"),
+    "seat_taken": ("no", "1.0; `join` with a `seat` that is not free (or no such seat)"),
+    "table_full": ("no", "1.0; `join` without `seat` and no free seat"),
+    "not_seated": ("no", "never as an error: only as a `result` code (9.2)"),
+    "not_creator": ("no", "1.0; `start` by a member without `can_start`"),
+    "table_closed": ("no", "1.2; a `left` follows"),
+    "bad_settings": ("no", "1.0; `create_table` (and `ladder_ready.games`)"),
+    "game_not_started": ("no", "never as an error: only as a `result` code (9.2)"),
+    "server_shutdown": ("yes", "1.0; followed by `bye`"),
+    "replaced": ("yes", "1.0; the old connection closes after it"),
+    "internal_error": ("no", "1.0; also a `result` code (not applied)"),
+    "forfeited": ("no", "1.3, tables with a chess clock; also a `result` code"),
+    "no_ladder": ("no", "1.3; a ladder message to a server without a ladder"),
+    "bad_key": ("no", "1.3, ladder"),
+    "name_taken": ("no", "1.3, ladder"),
+    "ladder_busy": ("no", "1.3, ladder"),
 }
 
 

@@ -67,12 +67,13 @@ from .errors import IllegalAction, InvalidLog, MalformedAction, NotYourTurn, Rul
 from .events import EVENT_TYPES, Event, event_from_dict, redact
 from .log import GameLog, replay
 from .sample import sample_state
-from .state import DEV_CARDS, MAX_PROPOSALS, GameState, Phase, Settings, Trade
+from .state import DEV_CARDS, MAX_OFFERS, MAX_PROPOSALS, GameState, Phase, Settings, Trade
 from .tracker import CardTracker
 from .view import observe
 
 __all__ = [
-    "ACTION_TYPES", "load_state", "AcceptProposal", "CardTracker", "MAX_PROPOSALS", "ProposeTrade",
+    "ACTION_TYPES", "load_state", "AcceptProposal", "CardTracker", "MAX_OFFERS",
+    "MAX_PROPOSALS", "ProposeTrade",
     "RejectProposal", "StopRoadBuilding", "WithdrawProposal", "event_from_dict",
     "may_propose", "AcceptTrade", "Action", "BuildCity", "BuildRoad", "BuildSettlement",
     "BuildNeutralRoad", "BuildNeutralSettlement", "DiscardKnight", "GiveBack",

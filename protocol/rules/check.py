@@ -30,6 +30,7 @@ from .state import (
     BANK_PER_RESOURCE,
     DEV_DECK,
     KNIGHT,
+    MAX_OFFERS,
     MAX_PROPOSALS,
     NEUTRAL_NODES,
     PHASE_NAMES,
@@ -229,6 +230,7 @@ def _load(d: dict[str, Any]) -> GameState:
         s.proposals[q] = (_cards(give, "proposal give"), _cards(get, "proposal get"))
     s.proposals_made = _ints(d.get("proposals_made", [0] * n), "proposals_made", n, 0,
                              MAX_PROPOSALS)
+    s.offers_made = _ints(d.get("offers_made", [0] * n), "offers_made", n, 0, MAX_OFFERS)
     log = d.get("log")
     s.log = None if log is None else [entry_from_dict(e) for e in _list(log, "log")]
     stored_step = s.setup_step

@@ -105,6 +105,7 @@ from .state import (  # two-player and options
     CITIES,
     DEV_DECK,
     KNIGHT,
+    MAX_OFFERS,
     MAX_PROPOSALS,
     MONOPOLY,
     NEUTRAL_NODES,
@@ -253,6 +254,7 @@ def new_game(
     s.pending_harbors = []
     s.proposals = {}
     s.proposals_made = [0] * n
+    s.offers_made = [0] * n
     s.log = []
     if two:  # R-2P-1: the neutral players' settlements, before the real set-up
         for owner, node in zip((2, 3), NEUTRAL_NODES, strict=True):
@@ -1195,6 +1197,8 @@ def _offer(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> 
     _require_turn(s, p, MAIN)
     _require(not (s.built and s.info.strict),
              "no domestic trade after building this turn (R-OPT-4)", "trade_closed")
+    _require(s.offers_made[p] < MAX_OFFERS, f"at most {MAX_OFFERS} trade offers a turn",
+             "offer_limit")
     _check_terms(a.give, a.get)
     _require(_covers(s.hands[p], a.give), "you do not hold the cards you offer",
              "cannot_afford")
@@ -1210,6 +1214,7 @@ def _offer(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> 
         for q in targets:
             s.proposals.pop(q, None)
     s.trade = Trade(p, a.give, a.get, status, (None,) * n)
+    s.offers_made[p] += 1
     s.phase = TRADE
     ev.append(TradeOffered(p, a.give, a.get, targets))
     return None
@@ -1337,6 +1342,8 @@ def _start_turn(s: GameState, seat: int, ev: list[Event]) -> None:
     made = s.proposals_made
     if any(made):
         s.proposals_made = [0] * len(made)
+    if any(s.offers_made):
+        s.offers_made = [0] * len(s.offers_made)
     if s.info.two_player:
         s.token_used = False
         s.knight_discarded = False

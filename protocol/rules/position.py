@@ -50,6 +50,7 @@ from .engine import new_game, setup_seat
 from .state import (
     BANK_PER_RESOURCE,
     DEV_DECK,
+    MAX_OFFERS,
     MAX_PROPOSALS,
     NEUTRAL_NODES,
     PHASE_NAMES,
@@ -97,7 +98,9 @@ class SeatPosition:
     half the hand when it holds 8 or more). ``tokens``: trade tokens (the
     2-player game; None: 5). ``proposal``: an open proposal to the current
     player, ``(give, get)`` from this seat's side; ``proposals``: proposals made
-    this turn (None: 1 with an open one, else 0). ``counter``: the counter-offer
+    this turn (None: 1 with an open one, else 0). ``offers``: domestic offers this
+    seat opened this turn (None: 1 for the offerer of the open offer, else 0;
+    at most :data:`MAX_OFFERS`). ``counter``: the counter-offer
     this seat made to the open offer. ``pending``: harbor intersections this
     seat settled this turn, usable from the next (R-OPT-3)."""
 
@@ -114,6 +117,7 @@ class SeatPosition:
     proposals: int | None = None
     counter: Terms | None = None
     pending: tuple[int, ...] = ()
+    offers: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -333,6 +337,13 @@ def build(pos: Position) -> GameState:
         raise _fail("answers and counter-offers need an open offer")
     s.proposals = {}
     s.proposals_made = [0] * n
+    s.offers_made = [0] * n
+    for q, sp in enumerate(pos.seats):
+        offered = (1 if s.trade is not None and s.trade.offerer == q else 0) \
+            if sp.offers is None else sp.offers
+        if type(offered) is not int or not 0 <= offered <= MAX_OFFERS:
+            raise _fail(f"seat {q}: 0..{MAX_OFFERS} offers a turn")
+        s.offers_made[q] = offered
     for q, sp in enumerate(pos.seats):
         if sp.proposal is not None:
             s.proposals[q] = (_five(sp.proposal[0], "proposal"), _five(sp.proposal[1],
@@ -420,6 +431,8 @@ def position_of(s: GameState) -> Position:
             counter=(None if s.trade is None or s.trade.counters[q] is None
                      else _terms(s.trade.counters[q])),  # type: ignore[arg-type]
             pending=tuple(v for p, v in s.pending_harbors if p == q),
+            offers=None if s.offers_made[q] == (
+                1 if s.trade is not None and s.trade.offerer == q else 0) else s.offers_made[q],
         ))
     neutrals: tuple[SeatPosition, ...] = ()
     if st.two_player:
@@ -593,6 +606,8 @@ def _seat_text(sp: SeatPosition) -> list[str]:
         out.append(f"prop={_terms_text(sp.proposal)}")
     if sp.proposals is not None:
         out.append(f"props={sp.proposals}")
+    if sp.offers is not None:
+        out.append(f"offers={sp.offers}")
     if sp.counter is not None:
         out.append(f"counter={_terms_text(sp.counter)}")
     if sp.pending:
@@ -669,7 +684,7 @@ def _terms_of(v: str, what: str) -> Terms:
 
 
 _SEAT_KEYS = frozenset({"s", "c", "r", "h", "d", "new", "k", "t", "owe", "prop", "props",
-                        "counter", "pending"})
+                        "offers", "counter", "pending"})
 _TOP_KEYS = frozenset({"p", "vp", "cap", "opt", "seed", "board", "rng", "first", "turn", "cur",
                        "phase", "dice", "rolls", "robber", "flags", "return", "neutral_return",
                        "free", "giveback", "setup_node", "offer", "answers", "lr", "la",
@@ -698,6 +713,7 @@ def _seat_of(d: dict[str, str], what: str) -> SeatPosition:
         proposals=opt_num("props"),
         counter=_terms_of(d["counter"], f"{what} counter") if "counter" in d else None,
         pending=_num_list(d.get("pending", ""), f"{what} pending"),
+        offers=opt_num("offers"),
     )
 
 

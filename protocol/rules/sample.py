@@ -21,6 +21,7 @@ from .check import default_return, settle
 from .rng import Rng
 from .state import (
     DEV_DECK,
+    MAX_OFFERS,
     MAX_PROPOSALS,
     PHASE_NAMES,
     VICTORY_POINT,
@@ -130,6 +131,7 @@ def sample_state(view: Mapping[str, Any], tracker: CardTracker | int | None = No
     s.discard_owed = [seat["discard_owed"] for seat in seats]
     s.tokens = [seat.get("tokens", 0) for seat in seats]
     s.proposals_made = [min(MAX_PROPOSALS, seat.get("proposals_made", 0)) for seat in seats]
+    s.offers_made = [min(MAX_OFFERS, seat.get("offers_made", 0)) for seat in seats]
     s.token_stock = view.get("token_stock", 0)
     s.token_used = view.get("token_used", False)
     s.knight_discarded = view.get("knight_discarded", False)

@@ -74,6 +74,9 @@ TOKENS_START = 5
 MAX_PROPOSALS = 3
 """R-TRADE-2: trade proposals one seat may make to the current player in one turn
 (at most one of them open at a time), so that nobody can flood the current player."""
+MAX_OFFERS = 10
+"""Domestic trade offers (``offer_trade``) the current player may open in one turn,
+so that a player (a buggy bot) cannot hold a game for ever with offers."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,7 +266,7 @@ class GameState:
         "rolled", "free_roads", "return_phase", "steal_from", "trade", "winner", "last_roll",
         "vp", "prod_nodes", "tokens", "token_stock", "token_used", "knight_discarded", "dev_out",
         "rolls_done", "first_sum", "neutral_return", "give_back", "built", "pending_harbors",
-        "proposals", "proposals_made", "log",
+        "proposals", "proposals_made", "offers_made", "log",
     )
 
     settings: Settings
@@ -317,6 +320,7 @@ class GameState:
     pending_harbors: list[tuple[int, int]]
     proposals: dict[int, tuple[tuple[int, ...], tuple[int, ...]]]
     proposals_made: list[int]
+    offers_made: list[int]
     log: list[LogEntry] | None
 
     @property
@@ -389,6 +393,7 @@ class GameState:
         c.pending_harbors = self.pending_harbors[:]
         c.proposals = dict(self.proposals) if self.proposals else {}
         c.proposals_made = self.proposals_made[:]
+        c.offers_made = self.offers_made[:]
         c.log = list(self.log) if keep_log and self.log is not None else None
         return c
 
@@ -448,6 +453,7 @@ class GameState:
             "proposals": [[q, list(give), list(get)]
                           for q, (give, get) in sorted(self.proposals.items())],
             "proposals_made": self.proposals_made[:],
+            "offers_made": self.offers_made[:],
         }
         if include_log:
             d["log"] = None if self.log is None else [entry_to_dict(e) for e in self.log]

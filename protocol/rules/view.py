@@ -48,6 +48,7 @@ class SeatView(TypedDict):
     discard_owed: int
     tokens: int
     proposals_made: int
+    offers_made: int
 
 
 class NeutralView(TypedDict):
@@ -145,6 +146,7 @@ def observe(s: GameState, seat: int | None,
             "discard_owed": s.discard_owed[q],
             "tokens": s.tokens[q],
             "proposals_made": s.proposals_made[q],
+            "offers_made": s.offers_made[q],
         }
         for q in range(n)
     ]

@@ -86,16 +86,17 @@ SPECS: dict[str, Spec] = {
     }),
     "tables": Spec(SERVER, "The tables (answer to list_tables).", {
         "tables": _f("list", "table summaries: {id, name, settings, seats, status, "
-                     "spectators}", max_len=1024),
+                     "spectators}; seats as in `table`", max_len=1024),
         "total": _f("int", "1.3: how many tables the server lists in all", optional=True),
         "offset": _f("int", "1.3: the offset of this page", optional=True),
     }),
     "create_table": Spec(CLIENT, "Create a table; the creator is seated at it.", {
-        "settings": _f("map", "game settings: players, vp_target, balanced_map, "
-                       "shuffle_harbors, harbor_delay, strict_phases"),
+        "settings": _f("map", "game settings (section 8.2); missing keys take their "
+                       "defaults"),
         "name": _f("str", "table name", optional=True, max_len=MAX_NAME),
-        "bots": _f("list", "bot kinds for seats the creator wants filled by bots "
-                   "(random, greedy, heuristic, search)", optional=True, max_len=4),
+        "bots": _f("list", "one bot kind per seat to fill with a bot the server starts "
+                   "(random, greedy, heuristic, search); they take the last seats",
+                   optional=True, max_len=4),
         "turn_timer": _f("int", "seconds per decision, 0 for none", optional=True),
         "seat": _f("bool", "false: create without taking a seat (spectate instead)",
                    optional=True),
@@ -172,6 +173,9 @@ SPECS: dict[str, Spec] = {
         "code": _f("str", "error code when rejected", optional=True, max_len=64),
         "message": _f("str", "human-readable reason when rejected", optional=True,
                       max_len=512),
+        "version": _f("int", "1.3: the table's event version after the action (applied: "
+                      "the version of its events; rejected: the version it was refused "
+                      "at)", optional=True),
     }),
     "resync": Spec(CLIENT, "Ask for a full view (after a gap in event versions)."),
     "game_over": Spec(SERVER, "The game ended.", {
@@ -299,14 +303,19 @@ class Setting:
 SETTINGS: dict[str, Setting] = {
     "players": Setting("int", 4, "2 (the two-player variant), 3 or 4", 2, 4),
     "vp_target": Setting("int", 10, "victory points to win", 3, 20),
-    "turn_cap": Setting("int", 0, "turns after which the game stops with no winner; 0: no "
-                        "cap (automated runs)", 0, 10000),
-    "balanced_map": Setting("bool", False, "balanced map"),
-    "shuffle_harbors": Setting("bool", False, "harbors shuffled"),
-    "harbor_delay": Setting("bool", False, "a harbor is usable from the turn after it was "
-                            "settled"),
-    "strict_phases": Setting("bool", False, "no trading after the first paid build of a "
-                             "turn"),
+    "turn_cap": Setting("int", 0, "turns after which the game stops with no winner (when "
+                        "turn cap + 1 would start); 0: no cap (automated runs)", 0, 10000),
+    "balanced_map": Setting("bool", False, "sea3D: numbers placed at random with no two red "
+                            "numbers (6, 8) and no two equal numbers on adjacent hexes "
+                            "(R-OPT-1); off: the printed spiral"),
+    "shuffle_harbors": Setting("bool", False, "the nine harbor types shuffled over the printed "
+                               "harbor positions (R-OPT-2); off: the printed arrangement"),
+    "harbor_delay": Setting("bool", False, "sea3D house rule: a harbor settled during a turn "
+                            "lowers its owner's ratios only from the next turn (R-OPT-3; "
+                            "set-up settlements count at once)"),
+    "strict_phases": Setting("bool", False, "sea3D house rule: after the first paid build of "
+                             "a turn no domestic trade (offer, counter-offer, proposal: "
+                             "`trade_closed`); maritime trade stays allowed (R-OPT-4)"),
     "clock_ms": Setting("int", 0, "chess clock (7.11): each seat's time bank at the start "
                         "of the game, in ms; 0 and no increment: no clock", 0, 86_400_000),
     "clock_increment_ms": Setting("int", 0, "chess clock: ms added to a seat's bank with "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from protocol.rules import (
+    MAX_OFFERS,
     MAX_PROPOSALS,
     AcceptProposal,
     AcceptTrade,
@@ -364,6 +365,31 @@ def test_proposals_are_limited_per_turn_R_TRADE_2() -> None:
     roll(s, 6)
     assert s.current == 1
     apply(s, ProposeTrade(cards(lumber=1), cards(wool=1)), 0)
+
+
+def test_offers_are_limited_per_turn_R_TRADE_2() -> None:
+    """A player opens at most MAX_OFFERS domestic offers a turn (offer_limit), so
+    that nobody can hold a game for ever with offers; answers, confirms,
+    maritime trade and proposals are not counted, and the next turn starts afresh."""
+    assert MAX_OFFERS == 10
+    s = _traders()
+    for k in range(MAX_OFFERS):
+        assert observe(s, 1)["seats"][0]["offers_made"] == k
+        apply(s, OfferTrade(cards(lumber=1), cards(wool=1), None), 0)
+        apply(s, CounterOffer(cards(wool=1), cards(brick=1)), 1)
+        apply(s, CancelTrade(), 0)
+    assert observe(s, 2)["seats"][0]["offers_made"] == MAX_OFFERS
+    err = assert_illegal(s, OfferTrade(cards(brick=1), cards(ore=1), 3), 0, "offer_limit")
+    assert str(MAX_OFFERS) in str(err)
+    assert s.phase == Phase.MAIN and s.trade is None
+    apply(s, ProposeTrade(cards(ore=1), cards(lumber=1)), 3)  # proposals are not offers
+    apply(s, AcceptProposal(3), 0)
+    apply(s, EndTurn(), 0)
+    assert s.offers_made == [0, 0, 0, 0]
+    roll(s, 6)
+    assert s.current == 1
+    apply(s, OfferTrade(cards(wool=1), cards(ore=1), 3), 1)
+    assert s.offers_made == [0, 1, 0, 0]
 
 
 def test_proposals_only_while_the_current_player_may_trade_R_TRADE_2() -> None:

@@ -147,14 +147,15 @@ async def test_anything_before_hello_is_unexpected(server: Server, connect: Conn
     await expect_error_and_close(c, "unexpected_message")
 
 
-async def test_action_at_a_waiting_table_is_unexpected(server: Server,
-                                                       connect: Connect) -> None:
+async def test_action_at_a_waiting_table_is_game_not_started(server: Server,
+                                                             connect: Connect) -> None:
     c = await connect()
     await c.send({"type": "create_table", "settings": {"players": 3}})
     await c.recv_type("joined")
     await c.send({"type": "action", "seq": 1, "action": {"type": "roll_dice"}})
     reply = await c.recv_type("result")
-    assert reply["ok"] is False and reply["code"] == "unexpected_message"
+    assert reply["ok"] is False and reply["code"] == "game_not_started"
+    assert reply["seq"] == 1 and reply["version"] == 0
     await c.send({"type": "ping", "nonce": 6})
     assert (await c.recv_type("pong"))["nonce"] == 6
 
@@ -294,7 +295,8 @@ async def test_action_out_of_turn(server: Server, connect: Connect) -> None:
         assert await table.legal_for(other) == []
         result = await other.act(legal[0])
         assert result == {"type": "result", "seq": other.seq, "ok": False,
-                          "code": "not_your_turn", "message": result["message"]}
+                          "code": "not_your_turn", "message": result["message"],
+                          "version": 0}
     assert _snapshot(table) == before
     await _assert_no_events(table, 0)
     # The seat to act still has the same choices, and the game goes on.
@@ -366,7 +368,7 @@ async def test_a_repeated_seq_is_answered_again_not_applied_twice(server: Server
     pieces = table.game().pieces[seat][:]
 
     first = await actor.act(settlement, seq=5)
-    assert first == {"type": "result", "seq": 5, "ok": True}
+    assert first == {"type": "result", "seq": 5, "ok": True, "version": 1}
     await table.wait_version(1)
     again = await actor.act(settlement, seq=5)
     assert again == first
@@ -382,13 +384,15 @@ async def test_a_repeated_seq_is_answered_again_not_applied_twice(server: Server
     # A lower seq that was never used is stale.
     stale = await actor.act(road, seq=3)
     assert stale["ok"] is False and stale["code"] == "stale_seq"
+    assert "not above 5" in stale["message"] and stale["version"] == 1
     # A rejected action's seq keeps its rejection, even for a legal action.
     bad = await actor.act({"type": "build_road", "edge": 999}, seq=6)
-    assert bad["ok"] is False and bad["code"] == "bad_location"
+    assert bad["ok"] is False and bad["code"] == "bad_location" and bad["version"] == 1
     assert await actor.act(road, seq=6) == bad
     assert table.version == 1
     # The next seq is applied, once.
-    assert (await actor.act(road, seq=7))["ok"] is True
+    assert await actor.act(road, seq=7) == {"type": "result", "seq": 7, "ok": True,
+                                            "version": 2}
     assert table.version == 2
     await table.wait_version(2)
     await _assert_no_events(table, 2)

@@ -35,7 +35,7 @@ from .conftest import (
 SEED = 0x5EED_C0DE_1234_ABCD  # large, so it cannot be mistaken for an ordinary number
 
 SEAT_KEYS = {"cards", "dev_cards", "knights", "vp", "road_length", "pieces", "discard_owed",
-             "tokens", "proposals_made"}
+             "tokens", "proposals_made", "offers_made"}
 YOU_KEYS = {"hand", "dev_cards", "dev_new", "dev_playable", "vp_total", "vp_cards", "ratios",
             "may_propose"}
 VIEW_KEYS = set(observe(new_game(Settings(players=4), 1), 0))

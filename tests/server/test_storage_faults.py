@@ -374,7 +374,8 @@ async def test_item3_a_resent_action_is_not_applied_twice_after_kill_9(
         assert joined["last_seq"] == seq
         await back.recv_type("legal")
         again = await back.act(trade, seq=seq)  # the client resends after the crash
-        assert again == {"type": "result", "seq": seq, "ok": True}
+        # answered as before the crash, with the version the action made
+        assert again == {"type": "result", "seq": seq, "ok": True, "version": version + 1}
         await back.send({"type": "resync"})
         now = await back.recv_type("view")
         assert now["version"] == version + 1 and now["view"]["you"]["hand"] == hand

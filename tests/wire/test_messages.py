@@ -56,7 +56,7 @@ EXAMPLES: dict[str, dict[str, Any]] = {
         {"type": "discard", "cards": [3, 1, 0, 0, 0]}], "truncated": True, "discard": 4,
               "timer_ms": 41250, "propose": False},
     "action": {"type": "action", "seq": 1, "action": {"type": "end_turn"}},
-    "result": {"type": "result", "seq": 1, "ok": False, "code": "not_your_turn",
+    "result": {"type": "result", "seq": 1, "ok": False, "version": 3, "code": "not_your_turn",
                "message": "it is seat 1's turn"},
     "resync": {"type": "resync"},
     "game_over": {"type": "game_over", "winner": 1, "scores": [7, 10, 8]},
