@@ -136,17 +136,20 @@ def test_timings_and_game_limits_are_the_servers() -> None:
     from protocol.rules import MAX_OFFERS, MAX_PROPOSALS
     from server.app import FINISHED_TTL, WAITING_GRACE
     from server.session import IDLE_PING, IDLE_TIMEOUT
-    from server.table import EVENT_MEMORY, GRACE, MAX_LEGAL, MAX_TIMEOUTS, STAND_IN_PACE
+    from server.table import (CHAT_MEMORY, EVENT_MEMORY, GRACE, MAX_LEGAL, MAX_TIMEOUTS,
+                              STAND_IN_PACE)
 
     text = section(r"7\.10 .*")
     for row in (f"| {IDLE_PING:g} s / {IDLE_TIMEOUT:g} s |", f"| {MAX_OFFERS} (`MAX_OFFERS`) |",
                 f"| {MAX_PROPOSALS} / 1 (`MAX_PROPOSALS`) |", f"| {FINISHED_TTL:g} s |",
                 f"| {GRACE:g} s |", f"| {WAITING_GRACE:g} s |", f"| {EVENT_MEMORY} |",
-                f"| {MAX_LEGAL} (then `truncated`) |"):
+                f"| {CHAT_MEMORY} |", f"| {MAX_LEGAL} (then `truncated`) |"):
         assert row in text, row
     assert f"**{IDLE_PING:g} seconds**" in DOC and f"**{IDLE_TIMEOUT:g} seconds**" in DOC
     assert f"**{FINISHED_TTL:g} seconds**" in DOC
     stand_ins = section(r"7\.8 .*")
+    assert f"last **{EVENT_MEMORY}** versions" in stand_ins
+    assert f"last **{CHAT_MEMORY}**" in stand_ins
     assert f"After **{GRACE:g} seconds** away" in stand_ins
     assert {3: "three"}[MAX_TIMEOUTS] + " turn-timer timeouts in a row" in stand_ins
     assert STAND_IN_PACE == 0.5 and "one every half\nsecond" in stand_ins
