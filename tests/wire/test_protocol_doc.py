@@ -136,8 +136,14 @@ def test_timings_and_game_limits_are_the_servers() -> None:
     from protocol.rules import MAX_OFFERS, MAX_PROPOSALS
     from server.app import FINISHED_TTL, WAITING_GRACE
     from server.session import IDLE_PING, IDLE_TIMEOUT
-    from server.table import (CHAT_MEMORY, EVENT_MEMORY, GRACE, MAX_LEGAL, MAX_TIMEOUTS,
-                              STAND_IN_PACE)
+    from server.table import (
+        CHAT_MEMORY,
+        EVENT_MEMORY,
+        GRACE,
+        MAX_LEGAL,
+        MAX_TIMEOUTS,
+        STAND_IN_PACE,
+    )
 
     text = section(r"7\.10 .*")
     for row in (f"| {IDLE_PING:g} s / {IDLE_TIMEOUT:g} s |", f"| {MAX_OFFERS} (`MAX_OFFERS`) |",
