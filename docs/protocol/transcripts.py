@@ -94,12 +94,65 @@ class Transcript:
     summarised in comment lines. None: everything."""
     elision: str = "none: every frame is here"
     connections: int = 0
+    noted: set[str] = field(default_factory=set)
+    """The AUTO_NOTES already given (each annotates its first frame only)."""
 
     def comment(self, text: str) -> None:
         self.items.append({"comment": text})
 
     def frames(self) -> Iterator[dict[str, Any]]:
         return (i for i in self.items if "frame" in i)
+
+
+def _event(name: str) -> Callable[[Message], bool]:
+    return lambda m: has_event(m, name)
+
+
+def _listed(name: str) -> Callable[[Message], bool]:
+    return lambda m: m.get("type") == "legal" and any(
+        isinstance(a, dict) and a.get("type") == name for a in m.get("actions") or [])
+
+
+def _sent(name: str) -> Callable[[Message], bool]:
+    return lambda m: m.get("type") == "action" and m["action"].get("type") == name
+
+
+AUTO_NOTES: dict[str, tuple[str, Callable[[Message], bool], str]] = {
+    "setup_income": ("recv", _event("setup_income"), "setup_income: the cards the second "
+                     "set-up settlement brings (one per adjacent producing hex)."),
+    "roll": ("recv", _listed("roll_dice"), "A turn starts with the roll (a knight may be "
+             "played before it, when the seat holds one)."),
+    "dice": ("recv", _event("dice_rolled"), "dice_rolled, then produced: every seat's gains "
+             "(withheld: resources the bank could not pay)."),
+    "discards": ("recv", _event("discards_owed"), "A 7: discards_owed says how many cards "
+                 "each seat must give up; those seats get a legal list of discards."),
+    "discard": ("recv", _listed("discard"), "A discard: every way to give up the owed "
+                "cards is listed (a huge hand gets an even spread, with truncated)."),
+    "robber": ("recv", _listed("move_robber"), "Move the robber: one action per hex it may "
+               "go to."),
+    "stolen": ("recv", _event("stolen"), "stolen: the resource is shown to the thief and the "
+               "victim only (null in every other copy)."),
+    "proposed": ("recv", _event("trade_proposed"), "trade_proposed: a seat not on turn "
+                 "proposes a trade to the current player (from the proposer's side)."),
+    "propose": ("send", _sent("propose_trade"), "A proposal to the current player: give and "
+                "get from this seat's side (allowed when legal.propose said so)."),
+    "offered": ("recv", _event("trade_offered"), "trade_offered: the current player's "
+                "domestic offer; the seats in to must answer."),
+    "answer": ("recv", _listed("accept_trade"), "An offer to answer: accept_trade or "
+               "reject_trade (counter_offer is allowed too, though never listed)."),
+    "bought": ("recv", _event("dev_card_bought"), "dev_card_bought: the card is shown to "
+               "its buyer only (null in every other copy)."),
+    "maritime": ("recv", _event("maritime_traded"), "maritime_traded: with the bank, at the "
+                 "seat's best ratio for that resource."),
+    "longest": ("recv", _event("longest_road_changed"), "longest_road_changed: the "
+                "Longest Road card moved."),
+    "army": ("recv", _event("largest_army_changed"), "largest_army_changed: the Largest "
+             "Army card moved."),
+    "ended": ("recv", _event("game_over"), "The game_over event (scores with the victory "
+              "point cards revealed); the game_over message follows."),
+}
+"""Notes for the first frame of a kind in each transcript (where a scenario
+gave that frame no note of its own)."""
 
 
 class Link:
@@ -152,6 +205,12 @@ class Link:
                 line["note"] = text
                 del self._notes[i]
                 break
+        else:
+            for key, (d, pred, text) in AUTO_NOTES.items():
+                if d == direction and key not in self.record.noted and pred(msg):
+                    self.record.noted.add(key)
+                    line["note"] = text
+                    break
         self.record.items.append(line)
         self.h.secrets.scan(msg)
 
@@ -187,7 +246,7 @@ class Link:
 
     @property
     def transport(self) -> asyncio.WriteTransport:
-        return cast(asyncio.WriteTransport, self.writer.transport)
+        return self.writer.transport
 
     def close(self) -> None:
         self.done = True
@@ -350,10 +409,12 @@ class Harness:
         if srv is not None:
             out.append(f"barrier {srv._barrier} commit {srv._commit_handle}")
             out.append(f"queues {[t.queue.qsize() for t in srv.tables.values()]}")
-            out.append(f"sessions {[(s.name, len(s._pending), s._flush_handle) for s in srv.sessions]}")
+            out.append("sessions " + str([(s.name, len(s._pending), s._flush_handle)
+                                          for s in srv.sessions]))
         for lk in self.links:
             out.append(f"link {lk.order} done {lk.done} reading {lk.reading} idle {lk.idle} "
-                       f"{lk.read_bytes}/{lk.server_written[0]} {lk.written_bytes}/{lk.server_read[0]}")
+                       f"read {lk.read_bytes}/{lk.server_written[0]} "
+                       f"written {lk.written_bytes}/{lk.server_read[0]}")
         return "; ".join(out)
 
     async def settle(self, full: bool = True) -> None:
@@ -523,17 +584,20 @@ def make_bot(kind: str, seed: int) -> Bot:
     return bots[kind](seed)  # type: ignore[call-arg]
 
 
+Hook = Callable[[Mapping[str, Any], Sequence[Action]], Action | None]
+"""A scenario's say in a decision: an action, or None (the bot decides)."""
+
+
 class Puppet(HeuristicBot):
     """A heuristic bot whose decisions a scenario may take over: ``hook(view,
     legal)`` is asked first (None: the bot decides). It opens no trades of its own."""
 
     offers = False
 
-    def __init__(self, seed: int,
-                 hook: Callable[[Mapping[str, Any], Sequence[Action]], Action | None]) -> None:
+    def __init__(self, seed: int, hook: Hook) -> None:
         super().__init__(seed)
         self.hook = hook
-        self.early_hook: Callable[[Mapping[str, Any], Sequence[Action]], Action | None] | None = None
+        self.early_hook: Hook | None = None
 
     def act(self, view: Mapping[str, Any], legal: Sequence[Action]) -> Action:
         chosen = self.hook(view, legal)
@@ -741,7 +805,8 @@ async def scenario_game(h: Harness, players: int) -> list[Transcript]:
     spec_link.note("send", "spectate", "Watch the table (no seat).")
     spectator = Scripted(spec_link)
     await seat_clients(h, settings, seed, clients, spectator)
-    plays = [h.spawn(c.play_and_drain()) for c in clients]
+    for c in clients:
+        h.spawn(c.play_and_drain())
     if not await h.pump(lambda: all(c.outcome.finished for c in clients)):
         raise Stuck(f"the {players}-player game stopped before its end")
     for c in clients:
@@ -762,7 +827,7 @@ async def scenario_trade(h: Harness) -> list[Transcript]:
     def holds(seat: int) -> list[int]:
         return list(game[0].game.hands[seat])
 
-    def hook_for(seat: int) -> Callable[[Mapping[str, Any], Sequence[Action]], Action | None]:
+    def hook_for(seat: int) -> Hook:
         def hook(view: Mapping[str, Any], legal: Sequence[Action]) -> Action | None:
             stage = state["stage"]
             phase = view.get("phase")
@@ -773,7 +838,7 @@ async def scenario_trade(h: Harness) -> list[Transcript]:
                 for a in range(5):
                     for c in range(5):
                         if mine[a] and other[c] and c != a:
-                            b = next(r for r in range(5) if r != a)
+                            b = next(r for r in range(5) if r not in (a, c))
                             state.update(stage="bogus", offerer=seat, a=a, b=b, c=c)
                             give = [0] * 5
                             give[a] = mine[a] + 5
@@ -846,9 +911,6 @@ async def scenario_trade(h: Harness) -> list[Transcript]:
            lambda m: m["action"]["type"] == "offer_trade")
     o.note("recv", "events", "trade_offered: the phase is trade now; the addressed seats "
            "must answer.", lambda m: has_event(m, "trade_offered"))
-    o.note("recv", "legal", "An early legal list: a seat has answered (here with a "
-           "counter-offer) but not every seat yet. The offerer may confirm now or wait; "
-           "this one waits.", lambda m: bool(m.get("actions")))
     o.note("recv", "events", "trade_countered: seat 1 wants other terms.",
            lambda m: has_event(m, "trade_countered"))
     o.note("recv", "legal", "Every addressed seat has answered: confirm_trade with the seat "
@@ -1044,11 +1106,10 @@ async def scenario_finished(h: Harness) -> list[Transcript]:
     settings = game_settings(players)
     t = Transcript(
         "finished-resume", "A resume into a game that ended while away",
-        "Seat 0 (the SDK, role bot) drops right after its first action; after the grace "
-        "period (set to 0 here) the server's stand-in plays the seat, and the game ends "
-        "without it. Then it comes back with its resume token. The transcript records "
-        "what the server sends then; a client that waits for game_over must also stop "
-        "at a table whose status is finished.",
+        "Seat 0 (the SDK, role bot) drops during the set-up, at the first moment it owes "
+        "nothing; after the grace period (set to 0 here) the server's stand-in plays the "
+        "seat, and the game ends without it. Then it comes back with its resume token: "
+        "the transcript records what the server sends to a seat of a finished game.",
         "seat 0: heuristic bot, role bot; two connections", settings, seed)
     spec_t = Transcript(
         "spectate-finished", "A spectator opens a finished table",
@@ -1183,10 +1244,7 @@ def render(t: Transcript) -> list[dict[str, Any]]:
             skipped.clear()
 
     for item, kept in zip(items, keep, strict=True):
-        if "comment" in item:
-            flush()
-            lines.append(item)
-        elif kept:
+        if "comment" in item or kept:
             flush()
             lines.append(item)
         else:
