@@ -1297,8 +1297,9 @@ def readme(transcripts: list[Transcript]) -> str:
     rows = []
     for t in transcripts:
         frames = sum(1 for _ in t.frames())
+        kept = sum(1 for line in render(t) if "frame" in line)
         rows.append(f"| [`{t.name}.jsonl`]({t.name}.jsonl) | {t.title} | {t.client} | "
-                    f"{t.settings['players']} | {frames} | {t.elision} |")
+                    f"{t.settings['players']} | {kept} of {frames} | {t.elision} |")
     table = "\n".join(rows)
     return f"""# Protocol transcripts
 
@@ -1309,14 +1310,17 @@ from seeded games (`python docs/protocol/transcripts.py`), and
 (`python docs/protocol/transcripts.py --check` does the same and exits 1 when a
 file is stale).
 
-| File | What | Recorded client | Players | Frames | Left out |
+| File | What | Recorded client | Players | Frames written | Left out |
 |---|---|---|---|---|---|
 {table}
 
 ## Reading one
 
-The first line is a header (`comment` says what the scenario shows; `settings` and
-`seed` are the table's). Every other line is either a frame:
+The first line is a header: `comment` says what the scenario shows, `settings`
+are what the table was created with (the server's `joined` shows them with every
+default filled in), `seed` is the game's seed, `frames` counts every frame the
+connection carried and `elided` says what was left out. Every other line is
+either a frame:
 
 ```json
 {{"conn":1,"t":0.004,"dir":"recv","frame":{{"type":"welcome", ...}},"note":"..."}}
