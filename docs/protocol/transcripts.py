@@ -18,9 +18,14 @@ server tests do); the timing is not. So that the same frames come out on
 every run, no action reaches the server while anything else is in flight:
 every ``action`` a client writes is held back, and the held actions are let
 through one at a time (lowest seat first) only when the whole system is
-quiet: the tables' queues are empty, nothing waits for the database, every
-byte the server wrote has been read by its client, every byte a client wrote
-has been read by the server, and every client is waiting for the next frame.
+quiet: no callback is ready to run and no timer is due within a second, the
+tables' queues are empty, nothing waits for the database, every byte the
+server wrote has been read by its client, every byte a client wrote has been
+read by the server, and every client is waiting for the next frame.
+Scenario steps wait for what arrives (a game state, a held action), never
+for a count of frames. The finished-game scenario sets its table's ``grace``
+and ``stand_in_pace`` to 0 (the table's own settings) so that the stand-in
+plays the dropped seat at once.
 Session ids, resume tokens and table ids are random: they are written as
 placeholders (``<table-1>``, ``<session-1>``, ``<token-1>``, numbered in the
 order they first appear). ``t`` (seconds since the connection opened) is the
