@@ -293,6 +293,8 @@ class Play:
         self.last_legal: Message | None = None
         self.end_sent = False
         self.step = "waiting for the client"
+        self.stake: str | None = None
+        """The obligation the current step tests."""
         self.deadline = 0.0
 
     # -- verdicts ---------------------------------------------------------------------
@@ -312,11 +314,14 @@ class Play:
             self.verdicts[name] = Verdict(self._obligation(name), False, reason)
 
     def fail_rest(self, reason: str) -> None:
-        first = True
+        """The scenario broke off: the obligation at stake (else the first one
+        open) fails with ``reason``, the others were not reached."""
+        if self.stake is not None:
+            self.failed(self.stake, reason)
         for ob in self.scenario.obligations:
             if ob.name not in self.verdicts:
+                first = all(v.ok for v in self.verdicts.values())
                 self.failed(ob.name, reason if first else f"not reached: {reason}")
-                first = False
 
     def resolved(self) -> bool:
         return all(ob.name in self.verdicts for ob in self.scenario.obligations)
@@ -791,12 +796,14 @@ async def _framing(play: Play, peer: Peer) -> None:
         play.start_game()
     frames = _count_frames(bytes(buf))
     play.step = f"waiting for an action after the game's start ({frames} frames in one write)"
+    play.stake = "batched_frames"
     while True:
         msg = await play.next_action()
         status, events = play.act(msg)
         if status == "applied":
             break
     play.passed("batched_frames", f"acted on the last of {frames} frames sent in one write")
+    play.stake = "split_frames"
     with peer.captured() as reply:
         play.carry_on(events)
     play.step = (f"waiting for an action after a reply of {_count_frames(bytes(reply))} frames "
@@ -890,8 +897,9 @@ async def _stale_legal(play: Play, peer: Peer) -> None:
         while True:
             msg = await play.next_action()
             status, more = play.act(msg)
-            if status == "applied":  # legal now as well: no harm done
-                play.passed("stale_legal", "its action after the stale legal was legal anyway")
+            if status == "applied":  # after a resync, or legal now as well: no harm done
+                play.passed("stale_legal", f"{acted}, then resynced and acted on the fresh "
+                            "state" if acted else "its action after the stale legal was legal")
                 play.carry_on(more)
                 play.deadline = deadline
                 await play.finish()
