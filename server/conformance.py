@@ -1023,9 +1023,8 @@ async def _discard(play: Play, peer: Peer) -> None:
     action = msg["action"]
     cards = action.get("cards") if isinstance(action, dict) else None
     if status == "applied":
-        how = "one of the listed" if cards in listed else "its own (not listed)"
-        play.passed("truncated_discard", f"discarded {owed} of {sum(hand)} cards, "
-                    f"{how} composition")
+        how = "one of the listed ways" if cards in listed else "a way of its own (not listed)"
+        play.passed("truncated_discard", f"discarded {owed} of {sum(hand)} cards: {how}")
         play.carry_on(events)
     else:
         code = play.results.get(msg["seq"], {}).get("code")
