@@ -282,6 +282,8 @@ class Play:
         self.results: dict[int, Message] = {}
         self.delivered = 0
         """The highest event version the client was sent (events or view)."""
+        self.highest = 0
+        """The highest version in any frame the client was sent (result.version too)."""
         self.extras = False
         """Unknown fields in every message, view, event, summary and action."""
         self.inject_event = False
@@ -365,8 +367,10 @@ class Play:
             return
         if msg["type"] in ("events", "view"):
             self.delivered = max(self.delivered, msg["version"])
-        elif msg["type"] == "legal":
+        if msg["type"] == "legal":
             self.last_legal = msg
+        if isinstance(msg.get("version"), int) and msg["type"] != "welcome":
+            self.highest = max(self.highest, msg["version"])
         peer.send(self._decorated(msg))
 
     def welcome(self) -> Message:
@@ -488,8 +492,9 @@ class Play:
         self.kit_moves()
         self.prompt()
 
-    def send_end(self) -> None:
-        """The end of the game: an empty legal, game_over, the finished table."""
+    def send_end(self, *, table: bool = True) -> None:
+        """The end of the game: an empty legal, game_over, the finished table
+        (``table`` False: a client arriving at the finished table has had it)."""
         if self.end_sent or self.game is None:
             return
         self.end_sent = True
@@ -497,7 +502,8 @@ class Play:
         self.send({"type": "legal", "version": self.version, "actions": []})
         self.send({"type": "game_over", "winner": game.winner,
                    "scores": [game.total_vp(q) for q in range(game.settings.players)]})
-        self.send(self.table_msg())
+        if table:
+            self.send(self.table_msg())
 
     def act(self, msg: Message, *, reply: bool = True) -> tuple[str, list[Event]]:
         """The client's action, as the real server takes it: ``("repeat", [])``
@@ -684,9 +690,9 @@ class Play:
                 self.kit.refuse(peer)
             return False
         seen = peer.hello.get("seen")
-        if seen is not None and seen > self.delivered:
-            self.failed(obligation, f"hello.seen {seen} is above the last event version it "
-                        f"was sent ({self.delivered})")
+        if seen is not None and seen > self.highest:
+            self.failed(obligation, f"hello.seen {seen} is above every version it was sent "
+                        f"(at most {self.highest})")
         self.adopt(peer)
         peer.send(self._decorated({**self.welcome(), "resume_token": self.token}))
         self.send(self.joined_msg())
@@ -699,7 +705,7 @@ class Play:
         self.send(self.view_msg())
         if self.over():
             self.end_sent = False
-            self.send_end()
+            self.send_end(table=False)
         else:
             self.send(self.legal_msg())
         self.step = f"playing on after the reconnection {after}"
@@ -718,7 +724,7 @@ class Play:
         self.send({"type": "game_started", "table": self.table_id})
         self.send(self.view_msg())
         self.end_sent = False
-        self.send_end()
+        self.send_end(table=False)
 
     async def stops(self) -> str | None:
         """After game_over: None when the client closed, said bye or left; else
@@ -962,7 +968,8 @@ async def _drop_resume(play: Play, peer: Peer) -> None:
         return
     seen = play.peer.hello.get("seen") if play.peer is not None else None
     play.passed("resume_after_drop", "reconnected with hello.resume" +
-                (f" and seen {seen} (it had events up to {seen_before})" if seen is not None
+                (f" and seen {seen} (it had events up to {seen_before}, and "
+                 f"result.version {seen_before + 1})" if seen is not None
                  else " (no seen: a full view)"))
     told = play.last_seq
     play.step = f"waiting for an action after the resume (joined.last_seq {told})"

@@ -167,6 +167,10 @@ class Flaws:
     """With a truncated legal list discards one card less than owed."""
     one_try: bool = False
     """Gives up when a reconnection is refused."""
+    seen_ahead: bool = False
+    """Resumes with a ``seen`` above anything the server sent."""
+    seen_results: bool = False
+    """(Not a flaw.) Counts ``result.version`` in the highest version seen."""
     own_discard: bool = False
     """(Not a flaw.) Discards a composition the truncated legal list does not show."""
     role: str = "bot"
@@ -245,7 +249,7 @@ class ScriptedClient:
                           "role": self.flaws.role, "name": "scripted"}
         if self.token is not None:
             hello["resume"] = self.token
-            hello["seen"] = self.version
+            hello["seen"] = self.version + (10 if self.flaws.seen_ahead else 0)
         self.send(writer, hello)
         self.pending = False
         async for msg in self.messages(reader):
@@ -278,6 +282,8 @@ class ScriptedClient:
                                        "action": self.choose(msg)})
             elif kind == "result":
                 self.pending = False
+                if self.flaws.seen_results:
+                    self.version = max(self.version, msg.get("version") or 0)
                 if not msg["ok"]:
                     if self.flaws.gives_up:
                         raise Choke("refused")
@@ -321,13 +327,14 @@ def scripted(flaws: Flaws) -> Callable[[int], Any]:
     return client
 
 
-@pytest.mark.parametrize(("role", "version"), [("bot", VERSION_STRING), ("player", "1.0")])
-async def test_the_scripted_client_without_flaws_meets_every_obligation(
-        role: str, version: str) -> None:
+@pytest.mark.parametrize("flaws", [Flaws(), Flaws(role="player", version="1.0"),
+                                   Flaws(seen_results=True)], ids=["bot", "player", "results"])
+async def test_the_scripted_client_without_flaws_meets_every_obligation(flaws: Flaws) -> None:
     """The broken clients below are this client with one flaw each. As a
-    person's client (a view after every action) or an older version's (no
-    1.3 action types listed) it passes too."""
-    rc, verdicts, report = await run_kit(scripted(Flaws(role=role, version=version)), [])
+    person's client (a view after every action), an older version's (no 1.3
+    action types listed), or one that counts result.version as seen (and so
+    resumes with the version of a result whose events it missed) it passes too."""
+    rc, verdicts, report = await run_kit(scripted(flaws), [])
     assert all(v == "PASS" for v, _ in verdicts.values()), report
     assert len(verdicts) == len(OBLIGATIONS)
     assert rc == 0
@@ -341,6 +348,7 @@ BROKEN = [
     (Flaws(no_pong=True), "ping", "ping", {}),
     (Flaws(any_legal=True, gives_up=True), "stale_legal", "stale_legal", {}),
     (Flaws(no_resume=True), "drop_resume", "resume_after_drop", {}),
+    (Flaws(seen_ahead=True), "drop_resume", "resume_after_drop", {}),
     (Flaws(restarts_seq=True), "drop_resume", "seq_after_resume",
      {"resume_after_drop": "PASS"}),
     (Flaws(hangs_at_end=True), "finished_resume", "finished_resume", {}),
@@ -350,7 +358,7 @@ BROKEN = [
 
 
 @pytest.mark.parametrize(("flaws", "scenario", "broken", "others"), BROKEN,
-                         ids=[b[2] for b in BROKEN])
+                         ids=[f"{b[2]}-{i}" for i, b in enumerate(BROKEN)])
 async def test_a_broken_client_is_caught(flaws: Flaws, scenario: str, broken: str,
                                          others: dict[str, str]) -> None:
     rc, verdicts, report = await run_kit(scripted(flaws), [scenario], timeout=BROKEN_TIMEOUT)
