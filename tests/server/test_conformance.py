@@ -119,6 +119,31 @@ async def test_the_sdk_meets_every_obligation(make: Callable[[], Bot]) -> None:
     assert f"{len(OBLIGATIONS)} of {len(OBLIGATIONS)} obligations met" in report
 
 
+async def test_the_kits_frames_are_what_the_schema_allows(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Apart from the unknown fields and codes it sends on purpose (scenario
+    ``unknown``), every frame the kit sends is a valid server message (the
+    strict JSON Schema: no field or code the protocol does not define)."""
+    from tests.schemas import server_frame_errors
+
+    sent: list[Message] = []
+    send = conformance.Peer.send
+
+    def recording(self: conformance.Peer, msg: Message) -> None:
+        sent.append(msg)
+        send(self, msg)
+
+    monkeypatch.setattr(conformance.Peer, "send", recording)
+    rc, verdicts, report = await run_kit(
+        sdk(lambda: RandomBot(7)), [sc.name for sc in SCENARIOS if sc.name != "unknown"])
+    assert rc == 0, report
+    assert {m["type"] for m in sent} >= {"welcome", "joined", "table", "game_started", "view",
+                                        "events", "legal", "result", "game_over", "ping",
+                                        "error", "bye"}
+    bad = [(m["type"], why) for m in sent for why in server_frame_errors(m)]
+    assert not bad, bad[:5]
+
+
 async def test_a_discard_listed_or_not_passes() -> None:
     """The random bot picks one of the listed ways; a client that builds a
     composition the truncated list does not show is right too: any composition
