@@ -177,6 +177,16 @@ def _positive_days(text: str) -> float:
     return days
 
 
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError("the number must be positive")
+    return value
+
+
 def _server(args: argparse.Namespace) -> int:
     import asyncio
     import logging
@@ -385,6 +395,17 @@ def _bot(args: argparse.Namespace) -> int:
     return 0 if outcome.finished else 1
 
 
+def _conformance(args: argparse.Namespace) -> int:
+    from server.conformance import describe_scenarios
+    from server.conformance import main as conformance_main
+
+    if args.list:
+        print(describe_scenarios())
+        return 0
+    return conformance_main(args.host, args.port, seed=args.seed, timeout=args.timeout,
+                            wait=args.wait, only=args.only, client=args.client)
+
+
 def _client_tls(args: argparse.Namespace) -> Any:
     """The TLS context for ``--tls`` / ``--tls-ca FILE`` / ``--tls-pin FILE``, or None."""
     if getattr(args, "tls_pin", None):
@@ -586,6 +607,27 @@ def build_parser() -> argparse.ArgumentParser:
     bot.add_argument("--games", type=_positive_int, default=10,
                      help="with --ladder: how many games to play (default 10)")
     bot.set_defaults(func=_bot)
+
+    conf = sub.add_parser("conformance", help="a scripted server that tests a client: split "
+                          "frames, unknown fields, ping, stale legal, drops, resumes, a "
+                          "restart (docs/BOTS.md)")
+    conf.add_argument("--port", type=int, default=7879, help="TCP port (default 7879)")
+    conf.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1)")
+    conf.add_argument("--seed", type=int, default=1, help="the games' seed (default 1)")
+    conf.add_argument("--timeout", type=_positive_float, default=30.0, metavar="SECONDS",
+                      help="time the client has for each scenario, once connected "
+                           "(default 30)")
+    conf.add_argument("--wait", type=_positive_float, default=60.0, metavar="SECONDS",
+                      help="time to wait for the client to connect at the start of each "
+                           "scenario (default 60)")
+    conf.add_argument("--only", action="append", default=[], metavar="NAME",
+                      help="run only this scenario (or the scenario of this obligation); "
+                           "may be repeated")
+    conf.add_argument("--list", action="store_true", help="list the scenarios and obligations")
+    conf.add_argument("--client", default=None, metavar="CMD",
+                      help="start CMD for every scenario ({port} and {host} in it are "
+                           "replaced), e.g. 'kaitaku bot --connect {host}:{port} --table x'")
+    conf.set_defaults(func=_conformance)
 
     add_ladder_parser(sub, _tls_flags)
 
