@@ -245,7 +245,8 @@ class BotClient:
             return True
         elif kind == "error":
             log.warning("%s: server error %s: %r", self.name, msg["code"], msg["message"])
-            if msg["code"] in ("no_such_table", "seat_taken", "table_full", "table_closed"):
+            if msg["code"] in ("no_such_table", "seat_taken", "table_full", "table_closed",
+                               "bad_resume"):  # nothing to play: the seat is gone
                 raise ProtocolError(msg["message"], msg["code"])
         elif kind == "ping":
             self.send({"type": "pong", "nonce": msg.get("nonce")})

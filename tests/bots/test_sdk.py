@@ -13,6 +13,7 @@ import pytest
 from bots import Bot, RandomBot, make_bot, play_game
 from bots.client import run_bot
 from protocol.rules import Action, Settings
+from protocol.wire import ProtocolError
 from server.app import Server
 
 
@@ -124,6 +125,29 @@ async def test_the_sdk_reconnects_after_a_dropped_connection() -> None:
         assert outcomes[1].rejected == 0
     finally:
         await srv.close()
+
+
+async def test_the_sdk_stops_when_its_seat_is_gone_after_a_restart() -> None:
+    """The server came back without the table (no database): the resume is
+    refused with bad_resume and the bot ends with that error, not idle in the lobby."""
+    srv = Server("127.0.0.1", 0, spawn_bots=False)
+    await srv.start()
+    port = srv.port
+    task = asyncio.ensure_future(run_bot(RandomBot(0), "127.0.0.1", port, name="b0",
+                                         create={"settings": {"players": 3}}))
+    try:
+        while not any(s.seat is not None for s in srv.sessions):
+            await asyncio.sleep(0.01)
+    finally:
+        await srv.close()
+    again = Server("127.0.0.1", port, spawn_bots=False)
+    await again.start()
+    try:
+        with pytest.raises(ProtocolError) as info:
+            await asyncio.wait_for(task, 30)
+        assert info.value.code == "bad_resume"
+    finally:
+        await again.close()
 
 
 def test_make_bot_loads_builtins_and_module_class() -> None:
