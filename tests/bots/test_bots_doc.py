@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import sys
+import textwrap
 import types
 from pathlib import Path
 from typing import Any
@@ -61,3 +62,28 @@ def test_the_example_proposer_plays_a_game() -> None:
     finally:
         for name in modules:
             del sys.modules[name]
+
+
+def _block(marker: str) -> str:
+    text = DOC.read_text(encoding="utf-8")
+    for code in re.findall(r"```python\n(.*?)```", text, re.S):
+        if marker in code:
+            return str(code)
+    raise AssertionError(f"no python example with {marker!r} in BOTS.md")
+
+
+def test_the_schema_example_validates_frames(monkeypatch: Any) -> None:
+    """The schema snippet runs from the repository root and tells a bad frame."""
+    monkeypatch.chdir(DOC.parents[1])
+    scope: dict[str, Any] = {"msg": {"type": "result", "seq": 1, "ok": True}}
+    exec(compile(_block("Draft202012Validator"), "schema-example", "exec"), scope)
+    assert list(scope["theirs"].iter_errors({"type": "result", "seq": 1, "ok": True})) == []
+    assert list(scope["theirs"].iter_errors({"type": "result", "seq": "one", "ok": True}))
+
+
+def test_the_transcript_example_replays_a_transcript(monkeypatch: Any) -> None:
+    monkeypatch.chdir(DOC.parents[1])
+    scope: dict[str, Any] = {}
+    code = textwrap.dedent(_block("FrameDecoder()"))  # the example sits in a list item
+    exec(compile(code, "transcript-example", "exec"), scope)
+    assert len(scope["got"]) == len(scope["expected"]) > 1000
