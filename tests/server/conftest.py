@@ -161,6 +161,15 @@ class RawClient:
 Connect = Callable[..., Awaitable[RawClient]]
 
 
+async def until(pred: Callable[[], object], timeout: float = TIMEOUT) -> None:
+    """Wait until ``pred()`` is true (polled every 10 ms), at most ``timeout`` seconds."""
+    async def poll() -> None:
+        while not pred():
+            await asyncio.sleep(0.01)
+
+    await asyncio.wait_for(poll(), timeout)
+
+
 async def _start_server(spawn_bots: bool) -> Server:
     srv = Server("127.0.0.1", 0, spawn_bots=spawn_bots)
     await srv.start()

@@ -5,7 +5,6 @@ clock running out, the forfeit after N timeouts, and what a forfeited seat gets.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 import pytest
 
@@ -13,7 +12,7 @@ from protocol.rules import to_act
 from server.app import Server
 from server.clock import Clock, SeatClock
 
-from .conftest import TIMEOUT, Connect, RawClient
+from .conftest import TIMEOUT, Connect, RawClient, until
 
 
 async def _clocked(server: Server, connect: Connect, clock: dict[str, int],
@@ -31,14 +30,6 @@ async def _clocked(server: Server, connect: Connect, clock: dict[str, int],
         await c.recv_type("joined")
         clients.append(c)
     return tid, clients
-
-
-async def _until(pred: Any, timeout: float = TIMEOUT) -> None:
-    async def poll() -> None:
-        while not pred():
-            await asyncio.sleep(0.01)
-
-    await asyncio.wait_for(poll(), timeout)
 
 
 def test_a_seat_clock_adds_the_increment_and_spends_the_time() -> None:
@@ -156,7 +147,7 @@ async def test_a_forfeited_seat_stays_forfeited_after_a_resume(
     await back.send({"type": "hello", "version": "1.3", "role": "bot", "name": "back",
                      "resume": token})
     await back.recv_type("joined")
-    await _until(lambda: table.seats[first].session is not None)
+    await until(lambda: table.seats[first].session is not None)
     assert table.seats[first].forfeited and table.seats[first].auto
     legal = await back.recv_until(lambda m: m["type"] == "legal")
     assert legal["actions"] == []
@@ -171,5 +162,5 @@ async def test_a_dropped_seat_of_a_clocked_table_forfeits_after_the_grace(
     assert table.game is not None
     first = to_act(table.game)[0]
     await clients[first].close()
-    await _until(lambda: table.seats[first].forfeited)
+    await until(lambda: table.seats[first].forfeited)
     assert table.seats[first].auto

@@ -33,6 +33,7 @@ from .conftest import (
     play_bot_game,
     raw_table,
     start_bot_game,
+    until,
 )
 
 DRIVEN: dict[str, str] = {
@@ -119,14 +120,6 @@ def frame(body: bytes) -> bytes:
 
 def token(c: RawClient) -> str:
     return next(m for m in c.received if m["type"] == "welcome")["resume_token"]
-
-
-async def until(pred: Any, timeout: float = TIMEOUT) -> None:
-    async def poll() -> None:
-        while not pred():
-            await asyncio.sleep(0.01)
-
-    await asyncio.wait_for(poll(), timeout)
 
 
 # -- framing, handshake, keep-alive ---------------------------------------------------

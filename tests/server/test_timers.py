@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 import pytest
 
 from protocol.rules import Phase, to_act
 from server.app import Server
 
-from .conftest import TIMEOUT, Connect, RawClient
+from .conftest import Connect, RawClient, until
 
 
 async def _table(server: Server, connect: Connect, players: int, timer: float,
@@ -28,14 +27,6 @@ async def _table(server: Server, connect: Connect, players: int, timer: float,
         await c.recv_type("joined")
         clients.append(c)
     return tid, clients
-
-
-async def _until(pred: Any, timeout: float = TIMEOUT) -> None:
-    async def poll() -> None:
-        while not pred():
-            await asyncio.sleep(0.01)
-
-    await asyncio.wait_for(poll(), timeout)
 
 
 async def test_a_timeout_plays_the_default_action(server: Server, connect: Connect) -> None:
@@ -61,7 +52,7 @@ async def test_three_timeouts_hand_the_seat_to_a_stand_in(
     # then stand-ins finish the game.
     readers = [asyncio.ensure_future(c.recv_until(lambda m: m["type"] == "game_over", 60))
                for c in clients]
-    await _until(lambda: table.status == "finished", 60)
+    await until(lambda: table.status == "finished", 60)
     assert table.game is not None and table.game.phase == Phase.GAME_OVER
     assert all(seat.auto for seat in table.seats)
     overs = await asyncio.gather(*readers)
@@ -75,7 +66,7 @@ async def test_three_timeouts_hand_the_seat_to_a_stand_in(
 async def test_acting_again_takes_the_seat_back(server: Server, connect: Connect) -> None:
     tid, clients = await _table(server, connect, 3, timer=0.05)
     table = server.tables[tid]
-    await _until(lambda: table.seats[0].auto)
+    await until(lambda: table.seats[0].auto)
     # A resume hands the seat back to the player.
     token = next(m for m in clients[0].received if m["type"] == "welcome")["resume_token"]
     await clients[0].close()
@@ -104,9 +95,9 @@ async def test_a_dropped_offerer_cancels_the_trade(server: Server, connect: Conn
     game.bank[4] -= 2
     await clients[cur].act({"type": "offer_trade", "give": [1, 0, 0, 0, 0],
                             "get": [0, 0, 0, 0, 1], "to": None})
-    await _until(lambda: game.phase == Phase.TRADE)
+    await until(lambda: game.phase == Phase.TRADE)
     await clients[cur].close()
-    await _until(lambda: game.phase == Phase.MAIN)
+    await until(lambda: game.phase == Phase.MAIN)
     cancelled = await clients[other].recv_until(
         lambda m: m["type"] == "events"
         and any(e["type"] == "trade_cancelled" for e in m["events"]))
@@ -126,9 +117,9 @@ async def test_a_dropped_responder_rejects(server: Server, connect: Connect) -> 
     responder = (cur + 1) % 3
     await clients[cur].act({"type": "offer_trade", "give": [1, 0, 0, 0, 0],
                             "get": [0, 0, 0, 0, 1], "to": responder})
-    await _until(lambda: game.phase == Phase.TRADE)
+    await until(lambda: game.phase == Phase.TRADE)
     await clients[responder].close()
-    await _until(lambda: game.trade is not None and game.trade.status[responder] == 2)
+    await until(lambda: game.trade is not None and game.trade.status[responder] == 2)
     answered = await clients[cur].recv_until(
         lambda m: m["type"] == "events"
         and any(e["type"] == "trade_answered" for e in m["events"]))
@@ -151,9 +142,9 @@ async def test_a_dropped_proposer_withdraws_its_proposal(server: Server,
     game.bank[4] -= 1
     await clients[proposer].act({"type": "propose_trade", "give": [0, 0, 0, 0, 1],
                                  "get": [1, 0, 0, 0, 0]})
-    await _until(lambda: proposer in game.proposals)
+    await until(lambda: proposer in game.proposals)
     await clients[proposer].close()
-    await _until(lambda: not game.proposals)
+    await until(lambda: not game.proposals)
     gone = await clients[cur].recv_until(
         lambda m: m["type"] == "events"
         and any(e["type"] == "proposal_withdrawn" for e in m["events"]))
@@ -187,9 +178,9 @@ async def test_a_disconnect_past_the_grace_period_brings_a_stand_in(
     assert table.game is not None
     first = to_act(table.game)[0]
     await clients[first].close()
-    await _until(lambda: table.seats[first].auto)
+    await until(lambda: table.seats[first].auto)
     # The stand-in places for the absent player; the game moves on.
-    await _until(lambda: table.version >= 2)
+    await until(lambda: table.version >= 2)
     assert table.game.edge_owner.count(first) == 1
 
 
@@ -215,7 +206,7 @@ async def test_a_drop_during_a_discard_is_settled_by_a_stand_in(
     # The one who stays discards; the one who left is settled after the grace period.
     result = await clients[stays].act({"type": "discard", "cards": [1, 1, 1, 1, 0]})
     assert result["ok"]
-    await _until(lambda: game.phase == Phase.MOVE_ROBBER)
+    await until(lambda: game.phase == Phase.MOVE_ROBBER)
     assert sum(game.hands[leaves]) == 4
     assert table.seats[leaves].auto
 
