@@ -21,9 +21,11 @@ or a city, only other such builds are compared with it.
 2. **Rollouts.** Every candidate is applied to the sample, then all seats play
    on (heuristic bots for the others, the prior's policy for our own seat)
    for the rest of the turn and one more round, up to
-   the start of the turn after the bot's next one. Candidates share the sample
-   and the dice sequence (common random numbers), so their differences are
-   measured with much less noise than their values.
+   the start of the turn after the bot's next one, on the engine's fast path
+   (:func:`protocol.rules.fast.step`: no events, no checks of listed actions;
+   the bots' offers and counter-offers are still checked). Candidates share
+   the sample and the dice sequence (common random numbers), so their
+   differences are measured with much less noise than their values.
 3. **Evaluation.** The position at the horizon is scored by
    :func:`bots.search_eval.win_probabilities` (a win model fitted on heuristic
    self-play), or 1/0 if the game ended.
@@ -85,6 +87,7 @@ from protocol.rules import (
     sample_state,
     to_act,
 )
+from protocol.rules.fast import forced, step
 
 from .base import Bot
 from .heuristic import CITY, DEV, SETTLEMENT, HeuristicBot, _Ctx
@@ -98,6 +101,9 @@ overrun check, the heuristic's own move and the caller's overhead)."""
 _GAME_OVER = Phase.GAME_OVER.value
 _SETUP = (Phase.SETUP_SETTLEMENT.value, Phase.SETUP_ROAD.value)
 _MAX_STEPS = 600
+_MAIN = Phase.MAIN.value
+_UNLISTED = (OfferTrade, CounterOffer)
+"""What a rollout bot may answer that ``legal_actions`` does not list."""
 
 
 class SearchBot(Bot):
@@ -400,11 +406,19 @@ class SearchBot(Bot):
             if steps % 4 == 0 and time.perf_counter() >= hard:
                 return None
             seat = to_act(s)[0]
-            legal = legal_actions(s, seat)
-            if len(legal) == 1 and s.phase != Phase.MAIN:
-                a = legal[0]
-            else:
-                a = bots[seat].act(LazyView(s, seat), legal)
+            a = forced(s, seat)  # the roll needs no list
+            if a is None:
+                legal = legal_actions(s, seat)
+                if len(legal) == 1 and s.phase != _MAIN:
+                    a = legal[0]
+                else:
+                    a = bots[seat].act(LazyView(s, seat), legal)
+                    if type(a) in _UNLISTED:  # offers and counter-offers: checked
+                        try:
+                            apply(s, a, seat)
+                        except RulesError:
+                            step(s, legal[0], seat)
+                        continue
             chance: tuple[int, int] | None = None
             if type(a) is RollDice:
                 x = dice[roll % len(dice)]
@@ -412,10 +426,7 @@ class SearchBot(Bot):
                 d1, d2 = x // 6 + 1, x % 6 + 1
                 if not (two and s.rolls_done and d1 + d2 == s.first_sum):
                     chance = (d1, d2)
-            try:
-                apply(s, a, seat, chance)
-            except RulesError:
-                apply(s, legal[0], seat)
+            step(s, a, seat, chance)  # a listed action: the fast path
         return win_probabilities(s)[me]
 
 

@@ -206,3 +206,37 @@ def test_trade_answers_are_the_priors_and_a_point_competes_only_with_points() ->
                     points += 1
             apply(s, bots[seat].act(observe(s, seat), legal), seat)
     assert points > 0 and answers > 0
+
+
+def test_rollouts_on_the_fast_path_equal_rollouts_with_apply(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The search's simulations (fast path) give exactly the values the checked
+    engine gives: the same positions, seeds and dice, rolled out both ways."""
+    s, seat = _midgame(5)
+    view = observe(s, seat)
+    legal = legal_actions(s, seat)
+    bot = _search(3)
+    default = bot.prior.act(view, legal)
+    cands = bot._candidates(view, legal, default)
+    assert len(cands) >= 3
+
+    def values() -> list[float]:
+        out = []
+        for k in range(3):
+            base = sample_state(view, bot.tracker(view), 40 + k)
+            dice = list(range(k, 36)) + list(range(k))
+            for a in cands:
+                v = bot._simulate(base, a, seat, 5, dice, 40 + k, float("inf"))
+                assert v is not None
+                out.append(v)
+        return out
+
+    fast = values()
+
+    def checked(state: GameState, action: object, who: int, chance: object = None) -> object:
+        return apply(state, action, who, chance)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(search_module, "step", checked)
+    monkeypatch.setattr(search_module, "forced", lambda state, who: None)
+    assert values() == fast
+    assert len(set(fast)) > 1  # real rollouts: the candidates differ
