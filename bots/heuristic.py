@@ -145,6 +145,7 @@ _SECOND_CANDS = 10
 _LR_VALUE = 2.0
 _CITY_K = 0.055
 _SETTLE_K = 0.05
+_MEMO_SIZE = 4096
 
 
 def _vec(x: Sequence[int]) -> Vec:
@@ -167,7 +168,7 @@ class _Static:
     """Per-board facts computed once: production and harbor of each node."""
 
     __slots__ = ("terrain", "numbers", "hex_pips", "node_prod", "node_pips", "node_harbor",
-                 "scarcity", "desert")
+                 "scarcity", "desert", "memo")
 
     def __init__(self, board: Mapping[str, Any]) -> None:
         terrain: list[int] = list(board["terrain"])
@@ -195,6 +196,13 @@ class _Static:
                 totals[t] += self.hex_pips[h]
         mean = sum(totals) / 5.0
         self.scarcity = [min(1.2, max(0.85, (mean / max(1.0, x)) ** 0.25)) for x in totals]
+        self.memo: dict[tuple[Any, ...], Any] = {}
+        """Results that depend on the position only (pieces and robber), by position."""
+
+    def remember(self, key: tuple[Any, ...], value: Any) -> None:
+        if len(self.memo) >= _MEMO_SIZE:
+            self.memo.clear()
+        self.memo[key] = value
 
 
 @dataclass(slots=True)
@@ -249,6 +257,17 @@ class _Ctx:
         self._dist: dict[int, dict[int, int]] = {}
         self._parent: dict[int, dict[int, int]] = {}
         self._numbers: dict[int, set[int]] = {}
+        self._position: tuple[int, ...] | None = None
+
+    def position(self) -> tuple[int, ...]:
+        """The players, the pieces on the board and the robber, as a key: what
+        the roads' distances and the settlement spots' values depend on."""
+        key = self._position
+        if key is None:
+            key = self._position = (
+                self.n, self.robber, *(n * 64 + o * 4 + lv for n, o, lv in self.view["buildings"]),
+                -1, *(e * 8 + o for e, o in self.view["roads"]))
+        return key
 
     # -- board queries ----------------------------------------------------------
 
@@ -286,6 +305,11 @@ class _Ctx:
         d = self._dist.get(seat)
         if d is not None:
             return d
+        key = ("dist", seat, self.position())
+        known: tuple[dict[int, int], dict[int, int]] | None = self.st.memo.get(key)
+        if known is not None:
+            self._dist[seat], self._parent[seat] = known
+            return known[0]
         _, expand = self.network(seat)
         dist = dict.fromkeys(expand, 0)
         parent: dict[int, int] = {}
@@ -309,6 +333,7 @@ class _Ctx:
                     queue.append(b)
         self._dist[seat] = dist
         self._parent[seat] = parent
+        self.st.remember(key, (dist, parent))
         return dist
 
     def first_edge(self, seat: int, node: int) -> int:
@@ -703,7 +728,12 @@ class HeuristicBot(Bot):
     # -- roads --------------------------------------------------------------------------
 
     def _targets(self, ctx: _Ctx) -> list[tuple[float, int, int]]:
-        """(score, node, roads needed) of free spots reachable by ``ctx.me``."""
+        """(score, node, roads needed) of free spots reachable by ``ctx.me``
+        (a function of the position: remembered per position)."""
+        key = ("targets", ctx.me, ctx.position())
+        known: list[tuple[float, int, int]] | None = ctx.st.memo.get(key)
+        if known is not None:
+            return known
         dist = ctx.dist(ctx.me)
         w = ctx.weights(ctx.me, _MAIN_WEIGHT)
         out = []
@@ -718,6 +748,7 @@ class HeuristicBot(Bot):
                     v *= 0.6  # an opponent can settle there first
                 out.append((v * _DECAY ** d, node, d))
         out.sort(reverse=True)
+        ctx.st.remember(key, out)
         return out
 
     def _lr_state(self, ctx: _Ctx) -> tuple[int, int, bool]:

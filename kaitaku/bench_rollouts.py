@@ -164,7 +164,7 @@ def _measure(run: Runner, starts: list[GameState], reps: int, turns: int, seed: 
     digest = hashlib.sha256()
     t0 = time.perf_counter()
     for i in range(reps):
-        base = starts[i % len(starts)]
+        base = starts[i * len(starts) // reps]  # in blocks, as a search's are
         k = seed * 1_000_003 + i
         for q, b in enumerate(pool):
             b._rng.seed(k + q)
