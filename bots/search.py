@@ -91,7 +91,6 @@ from protocol.rules.fast import forced, step
 
 from .base import Bot
 from .heuristic import CITY, DEV, SETTLEMENT, HeuristicBot, _Ctx
-from .local import LazyView
 from .search_eval import setup_win_probabilities, win_probabilities
 from .search_policy import TraderBot
 
@@ -222,7 +221,7 @@ class SearchBot(Bot):
 
         if phase == "setup_settlement":
             st = self.prior._static_for(view)
-            ctx = _Ctx(view, st)
+            ctx = _Ctx.of_view(view, st)
             w = ctx.weights(ctx.me, (0.85, 0.85, 0.95, 1.15, 1.25))
             spots = [a for a in legal if isinstance(a, BuildSettlement)]
             spots.sort(key=lambda a: -ctx.spot_value(a.node, ctx.me, w))
@@ -260,7 +259,7 @@ class SearchBot(Bot):
                     add(a)
         elif phase == "move_robber":
             st = self.prior._static_for(view)
-            ctx = _Ctx(view, st)
+            ctx = _Ctx.of_view(view, st)
             scores = self.prior._robber_scores(ctx)
             hexes = sorted((a for a in legal if isinstance(a, MoveRobber)),
                            key=lambda a: -scores.get(a.hex, -1e6))
@@ -412,7 +411,7 @@ class SearchBot(Bot):
                 if len(legal) == 1 and s.phase != _MAIN:
                     a = legal[0]
                 else:
-                    a = bots[seat].act(LazyView(s, seat), legal)
+                    a = bots[seat].act_state(s, seat, legal)
                     if type(a) in _UNLISTED:  # offers and counter-offers: checked
                         try:
                             apply(s, a, seat)

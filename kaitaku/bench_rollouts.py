@@ -131,7 +131,7 @@ def _fast_runner() -> Runner:
                 elif len(legal) == 1 and s.phase != _MAIN:
                     a = legal[0]
                 else:
-                    a = bots[seat].act(LazyView(s, seat), legal)
+                    a = bots[seat].act_state(s, seat, legal)
                     if type(a) in unlisted:
                         try:
                             apply(s, a, seat)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Sequence
 
 import pytest
 
@@ -13,6 +14,7 @@ from bots.base import Bot
 from bots.client import run_bot
 from bots.search_policy import TraderBot
 from protocol.rules import (
+    Action,
     BuildCity,
     BuildSettlement,
     GameState,
@@ -210,8 +212,9 @@ def test_trade_answers_are_the_priors_and_a_point_competes_only_with_points() ->
 
 def test_rollouts_on_the_fast_path_equal_rollouts_with_apply(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """The search's simulations (fast path) give exactly the values the checked
-    engine gives: the same positions, seeds and dice, rolled out both ways."""
+    """The search's simulations (fast path, bots deciding from the state) give
+    exactly the values the checked engine with the bots on their views gives:
+    the same positions, seeds and dice, rolled out both ways."""
     s, seat = _midgame(5)
     view = observe(s, seat)
     legal = legal_actions(s, seat)
@@ -236,7 +239,12 @@ def test_rollouts_on_the_fast_path_equal_rollouts_with_apply(
     def checked(state: GameState, action: object, who: int, chance: object = None) -> object:
         return apply(state, action, who, chance)  # type: ignore[arg-type]
 
+    def on_view(self: HeuristicBot, state: GameState, who: int,
+                legal: Sequence[Action]) -> Action:
+        return self.act(observe(state, who), legal)
+
     monkeypatch.setattr(search_module, "step", checked)
     monkeypatch.setattr(search_module, "forced", lambda state, who: None)
+    monkeypatch.setattr(HeuristicBot, "act_state", on_view)
     assert values() == fast
     assert len(set(fast)) > 1  # real rollouts: the candidates differ
