@@ -175,7 +175,7 @@ class _Static:
     """Per-board facts computed once: production and harbor of each node."""
 
     __slots__ = ("terrain", "numbers", "hex_pips", "node_prod", "node_pips", "node_harbor",
-                 "scarcity", "desert", "memo")
+                 "scarcity", "desert", "memo", "goals")
 
     def __init__(self, board: Mapping[str, Any]) -> None:
         terrain: list[int] = list(board["terrain"])
@@ -205,6 +205,8 @@ class _Static:
         self.scarcity = [min(1.2, max(0.85, (mean / max(1.0, x)) ** 0.25)) for x in totals]
         self.memo: dict[tuple[Any, ...], Any] = {}
         """Results that depend on the position only (pieces and robber), by position."""
+        self.goals: dict[tuple[Any, ...], list[_Goal]] = {}
+        """The goals of a seat, by the facts they depend on (:meth:`HeuristicBot._goals`)."""
 
     def remember(self, key: tuple[Any, ...], value: Any) -> None:
         if len(self.memo) >= _MEMO_SIZE:
@@ -612,20 +614,35 @@ class _Ctx:
         return best
 
     def rates(self) -> list[float]:
-        k = self.rolls / 36.0
-        return [self.my_prod[r] * k + 0.12 for r in range(5)]
+        """Expected cards of each resource per own turn (production, plus a little)."""
+        rates = self.rates_memo
+        if rates is None:
+            k = self.rolls / 36.0
+            rates = self.rates_memo = [self.my_prod[r] * k + 0.12 for r in range(5)]
+        return rates
 
     def eta(self, hand: Sequence[int], cost: Sequence[int], rates: Sequence[float]) -> float:
-        """Rough number of own turns until ``cost`` is affordable."""
-        miss = _missing(hand, cost)
-        if not any(miss):
-            return 0.0
+        """Rough number of own turns until ``cost`` is affordable: each missing
+        card takes 1/rate turns, the slowest first, and the first ones come
+        by trading the spare cards (0.35 turns each)."""
+        units: list[float] = []
         spare = 0
+        ratios = self.ratios
         for r in range(5):
             extra = hand[r] - cost[r]
-            if extra > 0:
-                spare += extra // max(2, self.ratios[r])
-        units = sorted((1.0 / rates[r] for r in range(5) for _ in range(miss[r])), reverse=True)
+            if extra < 0:
+                u = 1.0 / rates[r]
+                if extra == -1:
+                    units.append(u)
+                else:
+                    units.extend([u] * -extra)
+            elif extra > 0:
+                ratio = ratios[r]
+                spare += extra // (ratio if ratio > 2 else 2)
+        if not units:
+            return 0.0
+        if len(units) > 1:
+            units.sort(reverse=True)
         total = 0.0
         for i, u in enumerate(units):
             total += 0.35 if i < spare else u
@@ -1004,6 +1021,26 @@ class HeuristicBot(Bot):
     # -- planning ----------------------------------------------------------------------
 
     def _goals(self, ctx: _Ctx) -> list[_Goal]:
+        """The candidate builds, best first (see the module docstring). A
+        function of the facts in the key below: remembered per ctx and across
+        decisions (rollouts from one position meet the same hands again)."""
+        goals = ctx.goals_memo
+        if goals is not None:
+            return goals
+        me = ctx.me
+        key = (ctx.position(), me, tuple(ctx.hand), tuple(ctx.ratios), tuple(ctx.pieces),
+               ctx.my_vp, ctx.target, ctx.lr, tuple(ctx.road_lens), tuple(ctx.neutral_road_lens),
+               ctx.dev_deck > 0, ctx.la, tuple(ctx.knights), ctx.my_devs[0])
+        memo = ctx.st.goals
+        goals = memo.get(key)
+        if goals is None:
+            if len(memo) >= _MEMO_SIZE:
+                memo.clear()
+            goals = memo[key] = self._plan(ctx)
+        ctx.goals_memo = goals
+        return goals
+
+    def _plan(self, ctx: _Ctx) -> list[_Goal]:
         goals: list[_Goal] = []
         hand = ctx.hand
         rates = ctx.rates()
