@@ -394,8 +394,8 @@ class _Ctx:
             playable = [name for name, play in _PLAYS if play in names]
         c.playable = playable
         c.vps = s.vp
-        c.cards = [sum(h) for h in s.hands]
-        c.devs = [sum(h) for h in s.dev_hand]
+        c.cards = list(map(sum, s.hands))
+        c.devs = list(map(sum, s.dev_hand))
         c.knights = s.knights
         c.road_lens = s.road_len
         c.tokens = s.tokens
@@ -700,6 +700,7 @@ class HeuristicBot(Bot):
 
     def __init__(self, seed: int | None = None) -> None:
         self._rng = random.Random(seed)
+        self._reseed: int | None = None  # seed the RNG with this before its next use
         self._static: _Static | None = None
         self._static_key: tuple[int, ...] = ()
         self._static_info: object | None = None  # the state's board tables _static is of
@@ -776,6 +777,20 @@ class HeuristicBot(Bot):
             if self.raise_errors:
                 raise
             return None
+
+    def reseed(self, seed: int) -> None:
+        """Restart the bot's random tie-breaks from ``seed`` and forget the turn
+        (as a fresh bot of that seed would play on): what a simulation does to
+        a pooled bot. The RNG is seeded when first used."""
+        self._reseed = seed
+        self._turn = -1
+
+    def _jitter(self) -> float:
+        """A random tie-break, below 0.01."""
+        if self._reseed is not None:
+            self._rng.seed(self._reseed)
+            self._reseed = None
+        return self._rng.random() * 0.01
 
     def on_game_over(self, view: Mapping[str, Any]) -> None:
         self._est = {}
@@ -933,7 +948,7 @@ class HeuristicBot(Bot):
                 for e in NODE_EDGES[n1]:
                     if ctx.edge_owner.get(e, ctx.me) != ctx.me:
                         v -= 1.0
-                v += self._rng.random() * 0.01
+                v += self._jitter()
                 if v > best_v:
                     best, best_v = a, v
             return best
@@ -1002,12 +1017,22 @@ class HeuristicBot(Bot):
                     for m in NODE_NODES[n]:
                         if ctx.free_spot(m):
                             v = max(v, ctx.st.node_pips[m])
-            v += self._rng.random() * 0.01
+            v += self._jitter()
             if v > best_v:
                 best, best_v = e, v
         return best
 
     def _lr_edge(self, ctx: _Ctx, options: set[int]) -> int:
+        """The road among ``options`` that lengthens our longest road most (-1:
+        none does); remembered by position and options."""
+        key = ("lr_edge", ctx.position(), ctx.me, tuple(sorted(options)))
+        known: int | None = ctx.st.memo.get(key)
+        if known is None:
+            known = self._longest_edge(ctx, options)
+            ctx.st.remember(key, known)
+        return known
+
+    def _longest_edge(self, ctx: _Ctx, options: set[int]) -> int:
         mine = {e for e, o in ctx.edge_owner.items() if o == ctx.me}
         blocked = {n for n, o in ctx.owner.items() if o != ctx.me}
         base = _longest_trail(mine, blocked)
@@ -1587,6 +1612,16 @@ class HeuristicBot(Bot):
     # -- robber ---------------------------------------------------------------------------
 
     def _robber_scores(self, ctx: _Ctx) -> dict[int, float]:
+        """How good each hex is for the robber (remembered by what it depends on)."""
+        key = ("robber", ctx.position(), ctx.me, tuple(ctx.vps), tuple(ctx.cards),
+               tuple(ctx.devs))
+        known: dict[int, float] | None = ctx.st.memo.get(key)
+        if known is None:
+            known = self._score_robber(ctx)
+            ctx.st.remember(key, known)
+        return known
+
+    def _score_robber(self, ctx: _Ctx) -> dict[int, float]:
         scores: dict[int, float] = {}
         st = ctx.st
         opp = ctx.opponents()
@@ -1619,7 +1654,7 @@ class HeuristicBot(Bot):
         best_v = -1e9
         for a in legal:
             if isinstance(a, MoveRobber):
-                v = scores.get(a.hex, -1e6) + self._rng.random() * 0.01
+                v = scores.get(a.hex, -1e6) + self._jitter()
                 if v > best_v:
                     best, best_v = a, v
         return best
@@ -1749,7 +1784,7 @@ class HeuristicBot(Bot):
                     v += 1.0 / (1 + d_opp.get(node, 6)) - 1.0 / (1 + d_me.get(node, 6))
             else:
                 continue
-            v += self._rng.random() * 0.01
+            v += self._jitter()
             if v > best_v:
                 best_a, best_v = a, v
         return best_a

@@ -116,6 +116,9 @@ class SearchBot(Bot):
     ``rounds``: rollout horizon in rounds after the current turn.
     ``setup_k``, ``setup_margin``: set-up candidates and override threshold.
     ``phases``: search only in these phases (None: all that have choices).
+    ``rollout_trade``: the rollout bots make domestic offers (and answer them)
+    as in a game; False: none is made in a rollout (they still trade with the
+    bank), which makes a rollout much cheaper.
     ``searched``, ``overridden``, ``samples`` count what the bot did.
     """
 
@@ -127,7 +130,7 @@ class SearchBot(Bot):
                  iterations: int | None = None, top_k: int = 5, margin: float = 0.01,
                  rounds: int = 1, setup_k: int = 16, z: float = 2.0,
                  setup_margin: float = 0.025, min_samples: int = 6,
-                 phases: Sequence[str] | None = None) -> None:
+                 phases: Sequence[str] | None = None, rollout_trade: bool = False) -> None:
         if budget is None and iterations is None:
             raise ValueError("a search bot needs a time budget or an iteration count")
         self.budget = budget
@@ -143,7 +146,9 @@ class SearchBot(Bot):
         self._rng = random.Random(seed)
         self.prior: HeuristicBot = TraderBot(seed)
         self._pool: list[HeuristicBot] = []
+        self.rollout_trade = rollout_trade
         self._own = TraderBot(0)  # plays our seat in rollouts, as the prior would
+        self._own.offers = rollout_trade
         self.searched = 0
         self.overridden = 0
         self.samples = 0
@@ -364,12 +369,13 @@ class SearchBot(Bot):
     def _rollout_bots(self, n: int, seed: int, me: int) -> list[HeuristicBot]:
         """Heuristic bots for the other seats, the prior's policy for ours."""
         while len(self._pool) < n:
-            self._pool.append(HeuristicBot(len(self._pool)))
+            bot = HeuristicBot(len(self._pool))
+            bot.offers = self.rollout_trade
+            self._pool.append(bot)
         bots = self._pool[:n]
         bots[me] = self._own
         for q, b in enumerate(bots):
-            b._rng.seed(seed + q)
-            b._turn = -1
+            b.reseed(seed + q)
         return bots
 
     def _simulate(self, base: GameState, first: Action, me: int, turns: int,

@@ -9,26 +9,41 @@ rollout, dice from a seeded list):
   next one (``players + 1`` turn changes), the search bot's horizon;
 - **full-game playouts**: play to the end of the game (or turn 400).
 
-Each is timed on two paths over the same positions and seeds (twice, in
-turn; the faster run of each counts): ``apply`` (the
-checked engine with events, listing every seat's legal actions) and ``fast``
-(:func:`protocol.rules.fast.step` and :func:`protocol.rules.fast.forced`, what
-the search bot uses). The two must end in the same states (``identical``).
+Each is timed on three paths over the same positions and seeds (twice, in
+turn; the faster run of each counts):
+
+- ``apply``: the checked engine with events, listing every seat's legal
+  actions, the bots deciding on their seat's view (``observe``);
+- ``fast``: :func:`protocol.rules.fast.step` and :func:`protocol.rules.fast.forced`,
+  the bots deciding from the state (:meth:`bots.heuristic.HeuristicBot.act_state`);
+  it must end in the same states as ``apply`` (``identical``);
+- ``search``: ``fast`` with the search bot's rollout policy, in which no
+  domestic offer is made (``SearchBot(rollout_trade=False)``, the default).
+
 A random-policy run (no bot thinking) shows the engine's own share.
 
 ``--reference`` times the ``apply`` path only and imports nothing newer than
 ``apply``, so the same file measures an older checkout::
 
     cd OLD_CHECKOUT && PYTHONPATH=. python PATH/TO/kaitaku/bench_rollouts.py --reference
+
+``--against OLD_CHECKOUT`` does that in a subprocess, in turn with this
+checkout's runs (``--repeat`` times each), and reports the medians and the
+ratios of this checkout's paths to the old ``apply``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
+import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from bots.heuristic import HeuristicBot
@@ -53,6 +68,7 @@ _MAIN = Phase.MAIN.value
 _PLAYOUT_TURNS = 400
 _MAX_STEPS = 600
 Runner = Callable[[GameState, list[HeuristicBot], int, list[int], random.Random | None], int]
+_KINDS = ("rollout_1round", "playout_full", "random_playout_full")
 
 
 def positions(players: int, seed: int, count: int) -> list[GameState]:
@@ -157,9 +173,12 @@ def _digest(s: GameState) -> str:
 
 
 def _measure(run: Runner, starts: list[GameState], reps: int, turns: int, seed: int,
-             random_policy: bool = False) -> dict[str, Any]:
+             random_policy: bool = False, trade: bool = True) -> dict[str, Any]:
     n = starts[0].settings.players
     pool = [HeuristicBot(q) for q in range(n)]
+    if not trade:  # the search's rollout policy
+        for b in pool:
+            b.offers = False
     steps = 0
     digest = hashlib.sha256()
     t0 = time.perf_counter()
@@ -167,8 +186,11 @@ def _measure(run: Runner, starts: list[GameState], reps: int, turns: int, seed: 
         base = starts[i * len(starts) // reps]  # in blocks, as a search's are
         k = seed * 1_000_003 + i
         for q, b in enumerate(pool):
-            b._rng.seed(k + q)
-            b._turn = -1
+            if hasattr(b, "reseed"):
+                b.reseed(k + q)
+            else:  # an older checkout's bot
+                b._rng.seed(k + q)
+                b._turn = -1
         dice = random.Random(k).choices(range(36), k=64)
         s = base.copy()
         steps += run(s, pool, turns, dice, random.Random(k) if random_policy else None)
@@ -182,20 +204,24 @@ def _measure(run: Runner, starts: list[GameState], reps: int, turns: int, seed: 
 def bench_rollouts(players: int = 4, seed: int = 1, rollouts: int = 200, playouts: int = 8,
                    count: int = 8, reference: bool = False) -> dict[str, Any]:
     starts = positions(players, seed, count)
-    runners: dict[str, Runner] = {"apply": _run_apply}
+    runners: dict[str, tuple[Runner, bool]] = {"apply": (_run_apply, True)}
     if not reference:
-        runners["fast"] = _fast_runner()
+        fast = _fast_runner()
+        runners["fast"] = (fast, True)
+        runners["search"] = (fast, False)
     kinds = {
         "rollout_1round": (rollouts, players + 1, False),
         "playout_full": (playouts, _PLAYOUT_TURNS, False),
         "random_playout_full": (playouts * 4, _PLAYOUT_TURNS, True),
     }
     out: dict[str, Any] = {"players": players, "seed": seed, "positions": len(starts)}
-    for kind, (reps, turns, rand) in kinds.items():
+    for kind, (reps, turns, rand) in kinds.items():  # in the order of _KINDS
         row: dict[str, Any] = {}
         for _ in range(2):  # alternate the paths; keep each one's faster run
-            for name, run in runners.items():
-                m = _measure(run, starts, reps, turns, seed, rand)
+            for name, (run, trade) in runners.items():
+                if rand and not trade:
+                    continue  # a random policy makes no offers anyway
+                m = _measure(run, starts, reps, turns, seed, rand, trade)
                 if name not in row or m["seconds"] < row[name]["seconds"]:
                     row[name] = m
         if "fast" in row:
@@ -205,17 +231,70 @@ def bench_rollouts(players: int = 4, seed: int = 1, rollouts: int = 200, playout
     return out
 
 
+def _reference(checkout: Path, players: int, seed: int, rollouts: int,
+               playouts: int) -> dict[str, Any]:
+    """``--reference`` run in ``checkout`` (its own packages imported)."""
+    out = subprocess.run(
+        [sys.executable, str(Path(__file__).resolve()), "--reference", "--json",
+         "--players", str(players), "--seed", str(seed), "--rollouts", str(rollouts),
+         "--playouts", str(playouts)],
+        cwd=checkout, env={**os.environ, "PYTHONPATH": str(checkout)},
+        capture_output=True, text=True, check=True)
+    result: dict[str, Any] = json.loads(out.stdout)
+    return result
+
+
+def compare(checkout: Path, players: int = 4, seed: int = 1, rollouts: int = 200,
+            playouts: int = 8, repeat: int = 3) -> dict[str, Any]:
+    """Old ``apply`` (in ``checkout``) and this checkout's paths, in turn,
+    ``repeat`` runs each: the medians of runs per second and their ratios."""
+    runs: dict[str, dict[str, list[float]]] = {k: {} for k in _KINDS}
+    same = True
+    for _ in range(repeat):
+        old = _reference(checkout, players, seed, rollouts, playouts)
+        new = bench_rollouts(players, seed, rollouts, playouts)
+        for kind in _KINDS:
+            runs[kind].setdefault("old", []).append(old[kind]["apply"]["per_s"])
+            for name in ("apply", "fast", "search"):
+                if name in new[kind]:
+                    runs[kind].setdefault(name, []).append(new[kind][name]["per_s"])
+            same = same and old[kind]["apply"]["digest"] == new[kind]["fast"]["digest"]
+    out: dict[str, Any] = {"players": players, "seed": seed, "repeat": repeat,
+                           "checkout": str(checkout), "fast_identical_to_old": same}
+    for kind in _KINDS:
+        row: dict[str, Any] = {name: {"runs": v, "median": statistics.median(v)}
+                               for name, v in runs[kind].items()}
+        base = row["old"]["median"]
+        for name in row:
+            row[name]["vs_old"] = round(row[name]["median"] / base, 2)
+        out[kind] = row
+    return out
+
+
 def main_rollouts(players: int, seed: int, rollouts: int, playouts: int, reference: bool,
-                  as_json: bool) -> int:
+                  as_json: bool, against: str | None = None, repeat: int = 3) -> int:
+    if against is not None:
+        cmp = compare(Path(against), players, seed, rollouts, playouts, repeat)
+        if as_json:
+            print(json.dumps(cmp))
+            return 0
+        print(f"{players} players (seed {seed}), runs/s, median of {repeat} runs each, "
+              f"old = apply in {against}")
+        for kind in _KINDS:
+            cells = "   ".join(f"{name}: {r['median']:>8.1f} ({r['vs_old']:.2f}x)"
+                               for name, r in cmp[kind].items())
+            print(f"{kind:>20}  {cells}")
+        print(f"fast ends in the same states as old: {cmp['fast_identical_to_old']}")
+        return 0
     result = bench_rollouts(players, seed, rollouts, playouts, reference=reference)
     if as_json:
         print(json.dumps(result))
         return 0
     print(f"{players} players, {result['positions']} positions (seed {seed})")
-    for kind in ("rollout_1round", "playout_full", "random_playout_full"):
+    for kind in _KINDS:
         row = result[kind]
         cells = "   ".join(f"{name}: {row[name]['per_s']:>8.1f}/s ({row[name]['ms_each']:.2f} ms)"
-                           for name in ("apply", "fast") if name in row)
+                           for name in ("apply", "fast", "search") if name in row)
         extra = ""
         if "ratio" in row:
             extra = f"   fast/apply {row['ratio']:.2f}x, identical: {row['identical']}"

@@ -43,7 +43,7 @@ def _bench_rollouts(args: argparse.Namespace) -> int:
     from .bench_rollouts import main_rollouts
 
     return main_rollouts(args.players, args.seed, args.rollouts, args.playouts, args.reference,
-                         args.json)
+                         args.json, args.against, args.repeat)
 
 
 def _bench_hostile(args: argparse.Namespace) -> int:
@@ -499,6 +499,10 @@ def build_parser() -> argparse.ArgumentParser:
     broll.add_argument("--playouts", type=int, default=8, help="full-game playouts per path")
     broll.add_argument("--reference", action="store_true",
                        help="time the apply path only (what an older checkout can run)")
+    broll.add_argument("--against", metavar="OLD_CHECKOUT",
+                       help="also time apply in an older checkout (a subprocess), in turn")
+    broll.add_argument("--repeat", type=int, default=3,
+                       help="with --against: runs of each, medians reported")
     broll.add_argument("--json", action="store_true", help="print one JSON object")
     broll.set_defaults(func=_bench_rollouts)
     bhost = bsub.add_parser("hostile", help="what a hostile load costs a server: spectators, "
