@@ -2,7 +2,13 @@
 
 It reads only its own view, its legal actions, the public board geometry and
 the public events it is shown (:meth:`HeuristicBot.on_events`, used to guess
-what the other seats hold). What it does:
+what the other seats hold). A simulation that holds the game state asks it
+with :meth:`HeuristicBot.act_state`, which reads the same facts from the
+state instead of from a view built for the decision (the same decision).
+What depends only on the position (road distances, settlement targets,
+robber scores) or on a few facts of it (the goals, by hand, pieces and the
+Longest Road and Largest Army race) is remembered across decisions. What it
+does:
 
 * **Opening**: intersections are scored by production (pips) weighted by
   resource (grain and ore slightly favoured, a resource scarce on this board

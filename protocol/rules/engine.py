@@ -540,10 +540,8 @@ def apply(
     """
     if s.phase == GAME_OVER:
         raise IllegalAction("the game is over", "game_over")
-    kind = type(action)
-    rule = _RULES.get(kind)
-    handler = _HANDLERS.get(kind) if rule is None else None
-    if rule is None and handler is None:
+    entry = _APPLY.get(type(action))
+    if entry is None:
         raise MalformedAction(f"not an action: {action!r}")
     if seat is None:
         waiting = to_act(s)
@@ -554,19 +552,23 @@ def apply(
         raise NotYourTurn(f"there is no seat {seat}")
     events: list[Event] = []
     rng_state = s.rng.state
+    check, effect, turn_phase = entry
     try:
-        if rule is not None:
-            rule[0](s, seat, action)
-            outcome = rule[1](s, seat, action, chance, events)
-        else:
-            assert handler is not None
-            outcome = handler(s, seat, action, chance, events)
+        if check is not None:
+            check(s, seat, action)
+        elif turn_phase >= 0 and (seat != s.current or s.phase != turn_phase):
+            _require_turn(s, seat, turn_phase)
+        outcome = effect(s, seat, action, chance, events)
     except RulesError:
         s.rng.state = rng_state  # checks and chance checks come before any change
         raise
     if s.log is not None:
         s.log.append((seat, action, outcome))
-    check_win(s, events)
+    ph = s.phase  # check_win, inline: apply is the hot path of every game
+    if ph != GAME_OVER and ph > SETUP_ROAD:
+        cur = s.current
+        if s.vp[cur] + s.dev_hand[cur][VICTORY_POINT] >= s.settings.vp_target:
+            _end_game(s, cur, events)  # R-WIN-1
     return events
 
 
@@ -1879,3 +1881,16 @@ _HANDLERS: dict[type[Action], Handler] = {
     WithdrawProposal: _withdraw_proposal,
 }
 """The domestic trade actions: one handler checks and acts."""
+
+_TURN_CHECKS: dict[type[Action], int] = {RollDice: PRE_ROLL, EndTurn: MAIN}
+"""The actions whose whole check is "the seat's turn, in this phase" (the two
+most frequent): :func:`apply` runs that check inline."""
+
+_APPLY: dict[type[Action], tuple[Check | None, Handler, int]] = {
+    **{kind: (None, effect, _TURN_CHECKS[kind]) if kind in _TURN_CHECKS else (check, effect, -1)
+       for kind, (check, effect) in _RULES.items()},
+    **{kind: (None, handler, -1) for kind, handler in _HANDLERS.items()},
+}
+"""What :func:`apply` runs for each action: its check (None: the turn and
+phase in the third field when it is not -1, or the handler checks itself)
+and its effect."""
