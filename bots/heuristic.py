@@ -2,7 +2,13 @@
 
 It reads only its own view, its legal actions, the public board geometry and
 the public events it is shown (:meth:`HeuristicBot.on_events`, used to guess
-what the other seats hold). What it does:
+what the other seats hold). A simulation that holds the game state asks it
+with :meth:`HeuristicBot.act_state`, which reads the same facts from the
+state instead of from a view built for the decision (the same decision).
+What depends only on the position (road distances, settlement targets,
+robber scores) or on a few facts of it (the goals, by hand, pieces and the
+Longest Road and Largest Army race) is remembered across decisions. What it
+does:
 
 * **Opening**: intersections are scored by production (pips) weighted by
   resource (grain and ore slightly favoured, a resource scarce on this board
@@ -73,6 +79,7 @@ from protocol.rules import (
     DiscardKnight,
     EndTurn,
     Event,
+    GameState,
     GiveBack,
     MaritimeTrade,
     MoveRobber,
@@ -117,6 +124,7 @@ from protocol.rules.events import (
     TradeCompleted,
     YearOfPlentyTaken,
 )
+from protocol.rules.state import PHASE_NAMES, VICTORY_POINT, Phase
 
 from .base import Bot
 
@@ -146,6 +154,12 @@ _SECOND_CANDS = 10
 _LR_VALUE = 2.0
 _CITY_K = 0.055
 _SETTLE_K = 0.05
+_MEMO_SIZE = 4096
+_MAIN = Phase.MAIN.value
+_SETUP_ROAD = Phase.SETUP_ROAD.value
+_PLAYS = (("knight", "play_knight"), ("road_building", "play_road_building"),
+          ("year_of_plenty", "play_year_of_plenty"), ("monopoly", "play_monopoly"))
+"""Development cards and the actions that play them, in the view's order."""
 
 
 def _vec(x: Sequence[int]) -> Vec:
@@ -168,7 +182,7 @@ class _Static:
     """Per-board facts computed once: production and harbor of each node."""
 
     __slots__ = ("terrain", "numbers", "hex_pips", "node_prod", "node_pips", "node_harbor",
-                 "scarcity", "desert")
+                 "scarcity", "desert", "memo", "goals")
 
     def __init__(self, board: Mapping[str, Any]) -> None:
         terrain: list[int] = list(board["terrain"])
@@ -196,6 +210,15 @@ class _Static:
                 totals[t] += self.hex_pips[h]
         mean = sum(totals) / 5.0
         self.scarcity = [min(1.2, max(0.85, (mean / max(1.0, x)) ** 0.25)) for x in totals]
+        self.memo: dict[tuple[Any, ...], Any] = {}
+        """Results that depend on the position only (pieces and robber), by position."""
+        self.goals: dict[tuple[Any, ...], list[_Goal]] = {}
+        """The goals of a seat, by the facts they depend on (:meth:`HeuristicBot._goals`)."""
+
+    def remember(self, key: tuple[Any, ...], value: Any) -> None:
+        if len(self.memo) >= _MEMO_SIZE:
+            self.memo.clear()
+        self.memo[key] = value
 
 
 @dataclass(slots=True)
@@ -209,47 +232,230 @@ class _Goal:
     score: float = 0.0
 
 
-class _Ctx:
-    """Everything derived from one view, computed lazily."""
+def _production(st: _Static, n: int, owner: Mapping[int, int], level: Mapping[int, int],
+                robber: int) -> list[list[float]]:
+    """Pips per resource each seat's buildings collect (the robber's hex excluded)."""
+    prod = [[0.0] * 5 for _ in range(max(n, 4))]
+    terrain = st.terrain
+    hex_pips = st.hex_pips
+    for node, seat in owner.items():
+        if seat >= n:
+            continue
+        lv = level[node]
+        row = prod[seat]
+        for h in NODE_HEXES[node]:
+            t = terrain[h]
+            if t != DESERT and h != robber:
+                row[t] += hex_pips[h] * lv
+    return prod
 
-    def __init__(self, view: Mapping[str, Any], st: _Static) -> None:
-        self.view = view
+
+class _Ctx:
+    """What the heuristic reads about one position, for one seat: from the
+    seat's view (:meth:`of_view`) or, in a simulation that holds the whole
+    state, from the :class:`~protocol.rules.GameState` (:meth:`of_state`).
+    Both give the same facts: the view's, nothing hidden from the seat."""
+
+    __slots__ = ("st", "me", "n", "two", "phase", "turn", "hand", "ratios", "target", "robber",
+                 "bank", "owner", "level", "edge_owner", "pieces", "rolls", "prod", "my_prod",
+                 "vps", "cards", "devs", "knights", "road_lens", "neutral_road_lens", "tokens",
+                 "owed", "my_vp", "my_devs", "playable", "lr", "la", "dev_deck", "domestic",
+                 "trade", "proposals", "setup_node", "give_back", "_dist", "_parent",
+                 "_numbers", "_position", "_buildings", "_roads", "goals_memo", "rates_memo")
+
+    st: _Static
+    me: int
+    n: int
+    two: bool
+    phase: str
+    turn: int
+    hand: list[int]
+    ratios: list[int]
+    target: int
+    robber: int
+    bank: list[int]
+    owner: dict[int, int]
+    level: dict[int, int]
+    edge_owner: dict[int, int]
+    pieces: list[int]
+    rolls: int
+    prod: list[list[float]]
+    my_prod: list[float]
+    vps: Sequence[int]
+    """Public victory points per seat."""
+    cards: Sequence[int]
+    devs: Sequence[int]
+    """Development cards held per seat (a count)."""
+    knights: Sequence[int]
+    road_lens: Sequence[int]
+    neutral_road_lens: Sequence[int]
+    tokens: Sequence[int]
+    owed: int
+    """Cards this seat owes to a discard."""
+    my_vp: int
+    my_devs: Sequence[int]
+    playable: Sequence[str]
+    lr: int
+    """The Longest Road holder, -1 for none."""
+    la: int
+    """The Largest Army holder, -1 for none."""
+    dev_deck: int
+    domestic: bool
+    """Domestic trade still open this turn (R-OPT-4 closes it after a build)."""
+    trade: Mapping[str, Any] | None
+    proposals: Sequence[Sequence[Sequence[int]] | None]
+    setup_node: int
+    give_back: int
+    _dist: dict[int, dict[int, int]]
+    _parent: dict[int, dict[int, int]]
+    _numbers: dict[int, set[int]]
+    _position: tuple[Any, ...] | None
+    _buildings: Sequence[Sequence[int]]
+    _roads: Sequence[Sequence[int]]
+    goals_memo: list[_Goal] | None
+    rates_memo: list[float] | None
+
+    def _start(self, st: _Static, me: int, n: int) -> None:
         self.st = st
-        self.me: int = view["seat"]
-        self.n: int = view["players"]
-        self.two = self.n == 2
+        self.me = me
+        self.n = n
+        self.two = n == 2
+        self.rolls = 4 if self.two else n
+        self._dist = {}
+        self._parent = {}
+        self._numbers = {}
+        self.goals_memo = None
+        self.rates_memo = None
+
+    @classmethod
+    def of_view(cls, view: Mapping[str, Any], st: _Static) -> _Ctx:
+        """The facts of a seat's view (:func:`protocol.rules.observe`)."""
+        c = cls.__new__(cls)
+        me: int = view["seat"]
+        n: int = view["players"]
+        c._start(st, me, n)
+        c.phase = view["phase"]
+        c.turn = view["turn"]
         you = view["you"]
-        self.you = you
-        self.hand: list[int] = list(you["hand"])
-        self.ratios: list[int] = list(you["ratios"])
-        self.seats: list[dict[str, Any]] = view["seats"]
-        self.target: int = view["vp_target"]
-        self.robber: int = view["robber"]
-        self.bank: list[int] = list(view["bank"])
-        self.owner: dict[int, int] = {}
-        self.level: dict[int, int] = {}
-        for node, seat, lv in view["buildings"]:
-            self.owner[node] = seat
-            self.level[node] = lv
-        self.edge_owner: dict[int, int] = {e: s for e, s in view["roads"]}
-        self.pieces: list[int] = self.seats[self.me]["pieces"]
-        self.rolls = 4 if self.two else self.n
-        prod = [[0.0] * 5 for _ in range(max(self.n, 4))]
-        terrain = st.terrain
-        for node, seat in self.owner.items():
-            if seat >= self.n:
-                continue
-            lv = self.level[node]
-            row = prod[seat]
-            for h in NODE_HEXES[node]:
-                t = terrain[h]
-                if t != DESERT and h != self.robber:
-                    row[t] += st.hex_pips[h] * lv
-        self.prod = prod
-        self.my_prod = prod[self.me]
-        self._dist: dict[int, dict[int, int]] = {}
-        self._parent: dict[int, dict[int, int]] = {}
-        self._numbers: dict[int, set[int]] = {}
+        c.hand = list(you["hand"])
+        c.ratios = list(you["ratios"])
+        c.my_vp = int(you["vp_total"])
+        c.my_devs = you["dev_cards"]
+        c.playable = you["dev_playable"]
+        seats: list[dict[str, Any]] = view["seats"]
+        c.vps = [int(x["vp"]) for x in seats]
+        c.cards = [int(x["cards"]) for x in seats]
+        c.devs = [int(x["dev_cards"]) for x in seats]
+        c.knights = [int(x["knights"]) for x in seats]
+        c.road_lens = [int(x["road_length"]) for x in seats]
+        c.tokens = [int(x.get("tokens", 0)) for x in seats]
+        c.owed = int(seats[me]["discard_owed"])
+        c.pieces = seats[me]["pieces"]
+        c.neutral_road_lens = [int(nt["road_length"]) for nt in view.get("neutrals") or ()]
+        c.target = view["vp_target"]
+        c.robber = view["robber"]
+        c.bank = list(view["bank"])
+        lr, la = view["longest_road"], view["largest_army"]
+        c.lr = -1 if lr is None else int(lr)
+        c.la = -1 if la is None else int(la)
+        c.dev_deck = int(view["dev_deck"])
+        # No offer past the turn's limit (offer_limit): the engine would refuse it.
+        c.domestic = (not (view["built"] and view["settings"].get("strict_phases"))
+                      and seats[me].get("offers_made", 0) < MAX_OFFERS)
+        c.trade = view["trade"]
+        c.proposals = view.get("proposals") or ()
+        node = view.get("setup_node")
+        c.setup_node = -1 if node is None else int(node)
+        c.give_back = int(view.get("give_back") or 0)
+        owner: dict[int, int] = {}
+        level: dict[int, int] = {}
+        buildings = view["buildings"]
+        for node, seat, lv in buildings:
+            owner[node] = seat
+            level[node] = lv
+        c.owner = owner
+        c.level = level
+        c._buildings = buildings
+        c._roads = view["roads"]
+        c.edge_owner = {e: s for e, s in c._roads}
+        c.prod = _production(st, n, owner, level, c.robber)
+        c.my_prod = c.prod[me]
+        c._position = None
+        return c
+
+    @classmethod
+    def of_state(cls, s: GameState, seat: int, st: _Static, legal: Sequence[Action]) -> _Ctx:
+        """The same facts as :meth:`of_view` of ``observe(s, seat)``, read from
+        the state (``legal``: the seat's legal actions)."""
+        c = cls.__new__(cls)
+        n = s.settings.players
+        c._start(st, seat, n)
+        c.phase = PHASE_NAMES[s.phase]
+        c.turn = s.turn
+        c.hand = s.hands[seat][:]
+        c.ratios = s.ratios[seat][:]
+        dev = s.dev_hand[seat]
+        c.my_vp = s.vp[seat] + dev[VICTORY_POINT]
+        c.my_devs = dev
+        playable: list[str] = []
+        if any(dev):
+            names = {a.name for a in legal}
+            playable = [name for name, play in _PLAYS if play in names]
+        c.playable = playable
+        c.vps = s.vp
+        c.cards = list(map(sum, s.hands))
+        c.devs = list(map(sum, s.dev_hand))
+        c.knights = s.knights
+        c.road_lens = s.road_len
+        c.tokens = s.tokens
+        c.owed = s.discard_owed[seat]
+        c.pieces = s.pieces[seat]
+        c.neutral_road_lens = s.road_len[n:s.settings.owners]
+        c.target = s.settings.vp_target
+        c.robber = s.robber
+        c.bank = s.bank[:]
+        c.lr = s.lr_holder
+        c.la = s.la_holder
+        c.dev_deck = sum(s.dev_deck)
+        c.domestic = (not (s.built and s.settings.strict_phases)
+                      and s.offers_made[seat] < MAX_OFFERS)
+        c.trade = None if s.trade is None else s.trade.to_dict()
+        props: list[Sequence[Sequence[int]] | None] = []
+        if s.proposals:
+            props = [None] * n
+            for q, terms in s.proposals.items():
+                props[q] = terms
+        c.proposals = props
+        c.setup_node = s.setup_node if s.phase == _SETUP_ROAD else -1
+        c.give_back = s.give_back
+        key = (n, s.robber, tuple(s.node_owner), tuple(s.node_level), tuple(s.edge_owner))
+        known: tuple[dict[int, int], dict[int, int], dict[int, int], list[list[float]]] | None
+        known = st.memo.get(key)
+        if known is None:
+            owner: dict[int, int] = {}
+            level: dict[int, int] = {}
+            levels = s.node_level
+            for node, o in enumerate(s.node_owner):
+                if o >= 0:
+                    owner[node] = o
+                    level[node] = levels[node]
+            edge_owner = {e: o for e, o in enumerate(s.edge_owner) if o >= 0}
+            known = (owner, level, edge_owner, _production(st, n, owner, level, s.robber))
+            st.remember(key, known)
+        c.owner, c.level, c.edge_owner, c.prod = known
+        c.my_prod = c.prod[seat]
+        c._position = key
+        return c
+
+    def position(self) -> tuple[Any, ...]:
+        """The players, the pieces on the board and the robber, as a key: what
+        the roads' distances and the settlement spots' values depend on."""
+        key = self._position
+        if key is None:
+            key = self._position = (
+                self.n, self.robber, *(n * 64 + o * 4 + lv for n, o, lv in self._buildings),
+                -1, *(e * 8 + o for e, o in self._roads))
+        return key
 
     # -- board queries ----------------------------------------------------------
 
@@ -259,16 +465,15 @@ class _Ctx:
 
     def vp(self, q: int) -> int:
         if q == self.me:
-            return int(self.you["vp_total"])
-        return int(self.seats[q]["vp"])
+            return self.my_vp
+        return int(self.vps[q])
 
     def opponents(self) -> list[int]:
         return [q for q in range(self.n) if q != self.me]
 
     def threat(self, q: int) -> float:
         """How dangerous seat ``q`` is: public VP, hidden cards, production."""
-        s = self.seats[q]
-        return float(s["vp"] + 0.35 * s["dev_cards"] + 0.04 * sum(self.prod[q]))
+        return float(self.vps[q] + 0.35 * self.devs[q] + 0.04 * sum(self.prod[q]))
 
     def leader(self) -> int:
         return max(self.opponents(), key=self.threat)
@@ -287,6 +492,11 @@ class _Ctx:
         d = self._dist.get(seat)
         if d is not None:
             return d
+        key = ("dist", seat, self.position())
+        known: tuple[dict[int, int], dict[int, int]] | None = self.st.memo.get(key)
+        if known is not None:
+            self._dist[seat], self._parent[seat] = known
+            return known[0]
         _, expand = self.network(seat)
         dist = dict.fromkeys(expand, 0)
         parent: dict[int, int] = {}
@@ -310,6 +520,7 @@ class _Ctx:
                     queue.append(b)
         self._dist[seat] = dist
         self._parent[seat] = parent
+        self.st.remember(key, (dist, parent))
         return dist
 
     def first_edge(self, seat: int, node: int) -> int:
@@ -413,20 +624,35 @@ class _Ctx:
         return best
 
     def rates(self) -> list[float]:
-        k = self.rolls / 36.0
-        return [self.my_prod[r] * k + 0.12 for r in range(5)]
+        """Expected cards of each resource per own turn (production, plus a little)."""
+        rates = self.rates_memo
+        if rates is None:
+            k = self.rolls / 36.0
+            rates = self.rates_memo = [self.my_prod[r] * k + 0.12 for r in range(5)]
+        return rates
 
     def eta(self, hand: Sequence[int], cost: Sequence[int], rates: Sequence[float]) -> float:
-        """Rough number of own turns until ``cost`` is affordable."""
-        miss = _missing(hand, cost)
-        if not any(miss):
-            return 0.0
+        """Rough number of own turns until ``cost`` is affordable: each missing
+        card takes 1/rate turns, the slowest first, and the first ones come
+        by trading the spare cards (0.35 turns each)."""
+        units: list[float] = []
         spare = 0
+        ratios = self.ratios
         for r in range(5):
             extra = hand[r] - cost[r]
-            if extra > 0:
-                spare += extra // max(2, self.ratios[r])
-        units = sorted((1.0 / rates[r] for r in range(5) for _ in range(miss[r])), reverse=True)
+            if extra < 0:
+                u = 1.0 / rates[r]
+                if extra == -1:
+                    units.append(u)
+                else:
+                    units.extend([u] * -extra)
+            elif extra > 0:
+                ratio = ratios[r]
+                spare += extra // (ratio if ratio > 2 else 2)
+        if not units:
+            return 0.0
+        if len(units) > 1:
+            units.sort(reverse=True)
         total = 0.0
         for i, u in enumerate(units):
             total += 0.35 if i < spare else u
@@ -484,8 +710,10 @@ class HeuristicBot(Bot):
 
     def __init__(self, seed: int | None = None) -> None:
         self._rng = random.Random(seed)
+        self._reseed: int | None = None  # seed the RNG with this before its next use
         self._static: _Static | None = None
         self._static_key: tuple[int, ...] = ()
+        self._static_info: object | None = None  # the state's board tables _static is of
         self._est: dict[int, list[float]] = {}
         self._turn = -1
         self._offers = 0
@@ -505,11 +733,28 @@ class HeuristicBot(Bot):
         if len(legal) == 1 and view["phase"] != "main":
             return legal[0]
         try:
-            action = self._decide(view, legal)
+            action = self._decide(_Ctx.of_view(view, self._static_for(view)), legal)
         except Exception:  # never crash a game: fall back to a safe legal move
             if self.raise_errors:
                 raise
             action = None
+        return self._checked(action, legal)
+
+    def act_state(self, s: GameState, seat: int, legal: Sequence[Action]) -> Action:
+        """:meth:`act` for a simulation that holds the game state: the same
+        decision as ``act(observe(s, seat), legal)``, read from ``s`` without
+        building the view (the bot reads nothing the view does not hold)."""
+        if len(legal) == 1 and s.phase != _MAIN:
+            return legal[0]
+        try:
+            action = self._decide(_Ctx.of_state(s, seat, self._static_of(s), legal), legal)
+        except Exception:
+            if self.raise_errors:
+                raise
+            action = None
+        return self._checked(action, legal)
+
+    def _checked(self, action: Action | None, legal: Sequence[Action]) -> Action:
         if action is None or (
             not isinstance(action, OfferTrade | CounterOffer) and action not in legal
         ):
@@ -522,8 +767,7 @@ class HeuristicBot(Bot):
         if view.get("phase") != "trade" or not any(isinstance(a, ConfirmTrade) for a in legal):
             return None
         try:
-            st = self._static_for(view)
-            action = self._trade(_Ctx(view, st), legal)
+            action = self._trade(_Ctx.of_view(view, self._static_for(view)), legal)
         except Exception:
             if self.raise_errors:
                 raise
@@ -543,6 +787,20 @@ class HeuristicBot(Bot):
             if self.raise_errors:
                 raise
             return None
+
+    def reseed(self, seed: int) -> None:
+        """Restart the bot's random tie-breaks from ``seed`` and forget the turn
+        (as a fresh bot of that seed would play on): what a simulation does to
+        a pooled bot. The RNG is seeded when first used."""
+        self._reseed = seed
+        self._turn = -1
+
+    def _jitter(self) -> float:
+        """A random tie-break, below 0.01."""
+        if self._reseed is not None:
+            self._rng.seed(self._reseed)
+            self._reseed = None
+        return self._rng.random() * 0.01
 
     def on_game_over(self, view: Mapping[str, Any]) -> None:
         self._est = {}
@@ -564,12 +822,20 @@ class HeuristicBot(Bot):
             self._static = _Static(board)
             self._static_key = key
             self._est = {}
+        self._static_info = None
         return self._static
 
-    def _decide(self, view: Mapping[str, Any], legal: Sequence[Action]) -> Action | None:
-        st = self._static_for(view)
-        ctx = _Ctx(view, st)
-        turn = view["turn"]
+    def _static_of(self, s: GameState) -> _Static:
+        """:meth:`_static_for` of the state's board (states copied from one
+        game share their board tables)."""
+        if self._static is not None and s.info is self._static_info:
+            return self._static
+        st = self._static_for({"board": s.board.to_dict()})
+        self._static_info = s.info
+        return st
+
+    def _decide(self, ctx: _Ctx, legal: Sequence[Action]) -> Action | None:
+        turn = ctx.turn
         if turn != self._turn:
             self._turn = turn
             self._offers = 0
@@ -578,7 +844,7 @@ class HeuristicBot(Bot):
             self._got.clear()
             self._gave.clear()
             self._overpaid = 0
-        phase = view["phase"]
+        phase = ctx.phase
         if phase == "main":
             return self._main(ctx, legal)
         if phase == "pre_roll":
@@ -588,9 +854,9 @@ class HeuristicBot(Bot):
         if phase in ("setup_road", "road_building"):
             return self._pick_road(ctx, legal, setup=phase == "setup_road")
         if phase == "discard":
-            return self._discard(ctx, legal, int(ctx.seats[ctx.me]["discard_owed"]), False)
+            return self._discard(ctx, legal, ctx.owed, False)
         if phase == "give_back":
-            return self._discard(ctx, legal, int(view["give_back"]), True)
+            return self._discard(ctx, legal, ctx.give_back, True)
         if phase == "move_robber":
             return self._move_robber(ctx, legal)
         if phase == "steal":
@@ -674,7 +940,7 @@ class HeuristicBot(Bot):
         if not roads:
             return None
         if setup:
-            node = int(ctx.view["setup_node"])
+            node = ctx.setup_node
             w = ctx.weights(ctx.me, _MAIN_WEIGHT)
             best, best_v = roads[0], -1e9
             for a in roads:
@@ -692,7 +958,7 @@ class HeuristicBot(Bot):
                 for e in NODE_EDGES[n1]:
                     if ctx.edge_owner.get(e, ctx.me) != ctx.me:
                         v -= 1.0
-                v += self._rng.random() * 0.01
+                v += self._jitter()
                 if v > best_v:
                     best, best_v = a, v
             return best
@@ -704,7 +970,12 @@ class HeuristicBot(Bot):
     # -- roads --------------------------------------------------------------------------
 
     def _targets(self, ctx: _Ctx) -> list[tuple[float, int, int]]:
-        """(score, node, roads needed) of free spots reachable by ``ctx.me``."""
+        """(score, node, roads needed) of free spots reachable by ``ctx.me``
+        (a function of the position: remembered per position)."""
+        key = ("targets", ctx.me, ctx.position())
+        known: list[tuple[float, int, int]] | None = ctx.st.memo.get(key)
+        if known is not None:
+            return known
         dist = ctx.dist(ctx.me)
         w = ctx.weights(ctx.me, _MAIN_WEIGHT)
         out = []
@@ -719,14 +990,15 @@ class HeuristicBot(Bot):
                     v *= 0.6  # an opponent can settle there first
                 out.append((v * _DECAY ** d, node, d))
         out.sort(reverse=True)
+        ctx.st.remember(key, out)
         return out
 
     def _lr_state(self, ctx: _Ctx) -> tuple[int, int, bool]:
         """(my length, best other length, do I hold Longest Road)."""
-        mine = int(ctx.seats[ctx.me]["road_length"])
-        others = [int(ctx.seats[q]["road_length"]) for q in ctx.opponents()]
-        others += [int(nt["road_length"]) for nt in ctx.view.get("neutrals") or []]
-        return mine, max(others, default=0), ctx.view["longest_road"] == ctx.me
+        mine = int(ctx.road_lens[ctx.me])
+        others = [int(ctx.road_lens[q]) for q in ctx.opponents()]
+        others += list(ctx.neutral_road_lens)
+        return mine, max(others, default=0), ctx.lr == ctx.me
 
     def _lr_gap(self, ctx: _Ctx) -> int:
         mine, other, hold = self._lr_state(ctx)
@@ -755,12 +1027,22 @@ class HeuristicBot(Bot):
                     for m in NODE_NODES[n]:
                         if ctx.free_spot(m):
                             v = max(v, ctx.st.node_pips[m])
-            v += self._rng.random() * 0.01
+            v += self._jitter()
             if v > best_v:
                 best, best_v = e, v
         return best
 
     def _lr_edge(self, ctx: _Ctx, options: set[int]) -> int:
+        """The road among ``options`` that lengthens our longest road most (-1:
+        none does); remembered by position and options."""
+        key = ("lr_edge", ctx.position(), ctx.me, tuple(sorted(options)))
+        known: int | None = ctx.st.memo.get(key)
+        if known is None:
+            known = self._longest_edge(ctx, options)
+            ctx.st.remember(key, known)
+        return known
+
+    def _longest_edge(self, ctx: _Ctx, options: set[int]) -> int:
         mine = {e for e, o in ctx.edge_owner.items() if o == ctx.me}
         blocked = {n for n, o in ctx.owner.items() if o != ctx.me}
         base = _longest_trail(mine, blocked)
@@ -774,6 +1056,26 @@ class HeuristicBot(Bot):
     # -- planning ----------------------------------------------------------------------
 
     def _goals(self, ctx: _Ctx) -> list[_Goal]:
+        """The candidate builds, best first (see the module docstring). A
+        function of the facts in the key below: remembered per ctx and across
+        decisions (rollouts from one position meet the same hands again)."""
+        goals = ctx.goals_memo
+        if goals is not None:
+            return goals
+        me = ctx.me
+        key = (ctx.position(), me, tuple(ctx.hand), tuple(ctx.ratios), tuple(ctx.pieces),
+               ctx.my_vp, ctx.target, ctx.lr, tuple(ctx.road_lens), tuple(ctx.neutral_road_lens),
+               ctx.dev_deck > 0, ctx.la, tuple(ctx.knights), ctx.my_devs[0])
+        memo = ctx.st.goals
+        goals = memo.get(key)
+        if goals is None:
+            if len(memo) >= _MEMO_SIZE:
+                memo.clear()
+            goals = memo[key] = self._plan(ctx)
+        ctx.goals_memo = goals
+        return goals
+
+    def _plan(self, ctx: _Ctx) -> list[_Goal]:
         goals: list[_Goal] = []
         hand = ctx.hand
         rates = ctx.rates()
@@ -802,20 +1104,20 @@ class HeuristicBot(Bot):
                         break
         if pieces[0] > 0:
             gap = self._lr_gap(ctx)
-            stuck = not goals and ctx.view["dev_deck"] == 0  # nothing else left to do
+            stuck = not goals and ctx.dev_deck == 0  # nothing else left to do
             if (gap <= 2 or stuck) and gap <= pieces[0]:
                 full = _vec([x * gap for x in ROAD])
-                v = _LR_VALUE if ctx.view["longest_road"] != ctx.me else 0.6 * _LR_VALUE
+                v = _LR_VALUE if ctx.lr != ctx.me else 0.6 * _LR_VALUE
                 v *= 0.8 ** (gap - 1)
                 if vp + 2 >= ctx.target:
                     v += 1.0
                 goals.append(_Goal("lr", ROAD, full, v))
-        if ctx.view["dev_deck"] > 0:
+        if ctx.dev_deck > 0:
             v = _DEV_VALUE
-            knights = [int(ctx.seats[q]["knights"]) for q in range(ctx.n)]
-            mine = knights[ctx.me] + int(ctx.you["dev_cards"][0])
+            knights = [int(ctx.knights[q]) for q in range(ctx.n)]
+            mine = knights[ctx.me] + int(ctx.my_devs[0])
             top = max((knights[q] for q in ctx.opponents()), default=0)
-            if ctx.view["largest_army"] != ctx.me and mine + 2 >= max(3, top + 1):
+            if ctx.la != ctx.me and mine + 2 >= max(3, top + 1):
                 v += 0.25
             if not any(g.kind in ("city", "settlement", "road") for g in goals):
                 v += 0.4
@@ -846,10 +1148,7 @@ class HeuristicBot(Bot):
             if isinstance(a, BuildCity | BuildSettlement) and vp + 1 >= ctx.target:
                 return a
         # R-OPT-4: strict phases close domestic trade after a build; maritime stays.
-        domestic = not (ctx.view["built"] and ctx.view["settings"].get("strict_phases"))
-        # No offer past the turn's limit (offer_limit): the engine would refuse it.
-        if ctx.seats[ctx.me].get("offers_made", 0) >= MAX_OFFERS:
-            domestic = False
+        domestic = ctx.domestic
 
         dev = self._play_dev(ctx, legal, main=True)
         if dev is not None:
@@ -1011,7 +1310,7 @@ class HeuristicBot(Bot):
         if self._offers >= _MAX_OFFERS or sum(miss) > 2:
             return None
         opponents = ctx.opponents()
-        if not any(ctx.seats[q]["cards"] > 0 and ctx.seats[q]["vp"] < ctx.target - 2
+        if not any(ctx.cards[q] > 0 and ctx.vps[q] < ctx.target - 2
                    for q in opponents):
             return None
         terms = self._offer_terms(goal, goals, surplus, miss)
@@ -1049,8 +1348,8 @@ class HeuristicBot(Bot):
         people = self.humans & set(ctx.opponents())
         if not people:
             return None
-        bots = [q for q in ctx.opponents() if q not in people and ctx.seats[q]["cards"] > 0
-                and ctx.seats[q]["vp"] < ctx.target - 2]
+        bots = [q for q in ctx.opponents() if q not in people and ctx.cards[q] > 0
+                and ctx.vps[q] < ctx.target - 2]
         if bots:
             return max(bots, key=lambda q: (self._estimate(ctx, q)[want], -q))
         if self._offers_to_people >= 1:
@@ -1082,7 +1381,7 @@ class HeuristicBot(Bot):
         return best + 0.01 * min(total, 7) - (0.03 * (total - 7) if total > 7 else 0.0)
 
     def _trade(self, ctx: _Ctx, legal: Sequence[Action]) -> Action | None:
-        t = ctx.view["trade"]
+        t = ctx.trade
         if t is None:
             return None
         goals = self._goals(ctx)
@@ -1094,7 +1393,7 @@ class HeuristicBot(Bot):
                 if not isinstance(a, ConfirmTrade):
                     continue
                 q = a.seat
-                if ctx.seats[q]["vp"] >= ctx.target - 2:
+                if ctx.vps[q] >= ctx.target - 2:
                     continue
                 if t["status"][q] == 3:
                     c = t["counters"][q]
@@ -1113,7 +1412,7 @@ class HeuristicBot(Bot):
         if accept not in legal:
             return RejectTrade()
         offerer = int(t["offerer"])
-        if ctx.seats[offerer]["vp"] >= ctx.target - 2:
+        if ctx.vps[offerer] >= ctx.target - 2:
             return RejectTrade()
         if sum(t["get"]) - sum(t["give"]) > MAX_OVERPAY:
             return RejectTrade()
@@ -1147,7 +1446,7 @@ class HeuristicBot(Bot):
         if asked == self._p_last:
             return None  # nothing changed since we last looked this turn
         self._p_last = asked
-        ctx = _Ctx(view, self._static_for(view))
+        ctx = _Ctx.of_view(view, self._static_for(view))
         goals = self._goals(ctx)
         for goal in goals[:2]:
             miss = _missing(hand, goal.step)
@@ -1191,7 +1490,7 @@ class HeuristicBot(Bot):
     def _answer_proposals(self, ctx: _Ctx, goals: Sequence[_Goal], legal_set: set[Action],
                           domestic: bool) -> Action | None:
         """On our turn: accept a good proposal, reject the others (one at a time)."""
-        props = ctx.view.get("proposals") or ()
+        props = ctx.proposals
         for q, p in enumerate(props):
             if p is None:
                 continue
@@ -1215,7 +1514,7 @@ class HeuristicBot(Bot):
         """How much better our hand is after giving ``get_q`` for ``give_q`` than
         the margin asks (<= 0: refuse); refused outright near a win or past the
         turn's overpay limit."""
-        if ctx.seats[q]["vp"] >= ctx.target - 2:
+        if ctx.vps[q] >= ctx.target - 2:
             return -1.0
         if self._overpaid + max(0, sum(get_q) - sum(give_q)) > MAX_OVERPAY:
             return -1.0
@@ -1228,7 +1527,7 @@ class HeuristicBot(Bot):
     def _accept_margin(self, ctx: _Ctx, offerer: int) -> float:
         """How much an offer must raise our hand's value to be accepted: more
         the further the offerer is ahead of us."""
-        return 0.02 + 0.03 * max(0, int(ctx.seats[offerer]["vp"]) - ctx.vp(ctx.me))
+        return 0.02 + 0.03 * max(0, int(ctx.vps[offerer]) - ctx.vp(ctx.me))
 
     # -- development cards ---------------------------------------------------------------
 
@@ -1243,16 +1542,16 @@ class HeuristicBot(Bot):
 
     def _la_gain(self, ctx: _Ctx) -> bool:
         """Would one more played knight take (or secure) Largest Army?"""
-        knights = [int(ctx.seats[q]["knights"]) for q in range(ctx.n)]
+        knights = [int(ctx.knights[q]) for q in range(ctx.n)]
         mine = knights[ctx.me] + 1
         top = max((knights[q] for q in ctx.opponents()), default=0)
-        holder = ctx.view["largest_army"]
+        holder = ctx.la
         if holder == ctx.me:
             return top >= knights[ctx.me] - 1
         return mine >= 3 and mine > top
 
     def _play_dev(self, ctx: _Ctx, legal: Sequence[Action], main: bool) -> Action | None:
-        playable = ctx.you["dev_playable"]
+        playable = ctx.playable
         if not playable:
             return None
         knight = PlayKnight() if "knight" in playable else None
@@ -1323,6 +1622,16 @@ class HeuristicBot(Bot):
     # -- robber ---------------------------------------------------------------------------
 
     def _robber_scores(self, ctx: _Ctx) -> dict[int, float]:
+        """How good each hex is for the robber (remembered by what it depends on)."""
+        key = ("robber", ctx.position(), ctx.me, tuple(ctx.vps), tuple(ctx.cards),
+               tuple(ctx.devs))
+        known: dict[int, float] | None = ctx.st.memo.get(key)
+        if known is None:
+            known = self._score_robber(ctx)
+            ctx.st.remember(key, known)
+        return known
+
+    def _score_robber(self, ctx: _Ctx) -> dict[int, float]:
         scores: dict[int, float] = {}
         st = ctx.st
         opp = ctx.opponents()
@@ -1341,9 +1650,9 @@ class HeuristicBot(Bot):
                 if o == ctx.me:
                     s -= 6.0 + 2.0 * lv * p
                 elif o < ctx.n:
-                    w = 1.0 + 0.15 * ctx.seats[o]["vp"] + (0.6 if o == lead else 0.0)
+                    w = 1.0 + 0.15 * ctx.vps[o] + (0.6 if o == lead else 0.0)
                     s += lv * p * w * 0.5
-                    cards = int(ctx.seats[o]["cards"])
+                    cards = int(ctx.cards[o])
                     if cards:
                         steal = max(steal, 1.2 + 0.12 * min(cards, 10) + (0.5 if o == lead else 0))
             scores[h] = s + steal
@@ -1355,7 +1664,7 @@ class HeuristicBot(Bot):
         best_v = -1e9
         for a in legal:
             if isinstance(a, MoveRobber):
-                v = scores.get(a.hex, -1e6) + self._rng.random() * 0.01
+                v = scores.get(a.hex, -1e6) + self._jitter()
                 if v > best_v:
                     best, best_v = a, v
         return best
@@ -1366,7 +1675,7 @@ class HeuristicBot(Bot):
         def value(a: Action) -> float:
             if not isinstance(a, Steal):
                 return -1e9
-            cards = int(ctx.seats[a.victim]["cards"])
+            cards = int(ctx.cards[a.victim])
             if not cards:
                 return -100.0 + ctx.threat(a.victim)
             return cards * 0.3 + ctx.threat(a.victim) + (2.0 if a.victim == lead else 0.0)
@@ -1423,19 +1732,19 @@ class HeuristicBot(Bot):
     def _tokens(self, ctx: _Ctx, legal_set: set[Action],
                 goals: Sequence[_Goal]) -> Action | None:
         opp = 1 - ctx.me
-        tokens = int(ctx.seats[ctx.me]["tokens"])
+        tokens = int(ctx.tokens[ctx.me])
         home = TokenRobberHome()
         if home in legal_set and self._robber_on_me(ctx) >= 3:
             return home
         forced = TokenForcedTrade()
-        if forced in legal_set and ctx.seats[opp]["cards"] >= 4 and (
+        if forced in legal_set and ctx.cards[opp] >= 4 and (
                 tokens >= 2 or self._robber_on_me(ctx) == 0):
             return forced
         drop = DiscardKnight()
         if drop in legal_set:
-            knights = int(ctx.seats[ctx.me]["knights"])
-            theirs = int(ctx.seats[opp]["knights"])
-            holder = ctx.view["largest_army"]
+            knights = int(ctx.knights[ctx.me])
+            theirs = int(ctx.knights[opp])
+            holder = ctx.la
             if holder == ctx.me:
                 safe = knights - 1 >= 3 and knights - 1 > theirs
             elif holder == opp:
@@ -1485,7 +1794,7 @@ class HeuristicBot(Bot):
                     v += 1.0 / (1 + d_opp.get(node, 6)) - 1.0 / (1 + d_me.get(node, 6))
             else:
                 continue
-            v += self._rng.random() * 0.01
+            v += self._jitter()
             if v > best_v:
                 best_a, best_v = a, v
         return best_a
@@ -1494,7 +1803,7 @@ class HeuristicBot(Bot):
 
     def _estimate(self, ctx: _Ctx, q: int) -> list[float]:
         """Estimated hand of seat ``q``, scaled to its public card count."""
-        count = float(ctx.seats[q]["cards"])
+        count = float(ctx.cards[q])
         est = self._est.get(q)
         if not est or sum(est) <= 0:
             prod = ctx.prod[q]

@@ -45,7 +45,7 @@ def _explorer(seed: int, eps: float = 0.5, k: int = 6) -> Bot:
 
         def act(self, view: Mapping[str, Any], legal: Sequence[Action]) -> Action:
             if view["phase"] == "setup_settlement" and self._x.random() < eps:
-                ctx = _Ctx(view, self._static_for(view))
+                ctx = _Ctx.of_view(view, self._static_for(view))
                 w = ctx.weights(ctx.me, _OPENING_WEIGHT)
                 spots = sorted((a for a in legal if isinstance(a, BuildSettlement)),
                                key=lambda a: -ctx.spot_value(a.node, ctx.me, w))

@@ -80,7 +80,7 @@ class TraderBot(HeuristicBot):
         if self._offers >= MAX_OFFERS or sum(miss) > MAX_MISSING:
             return None
         partners = [q for q in ctx.opponents()
-                    if ctx.seats[q]["cards"] > 0 and ctx.seats[q]["vp"] < ctx.target - 2]
+                    if ctx.cards[q] > 0 and ctx.vps[q] < ctx.target - 2]
         if not partners:
             return None
         terms = self._offer_terms(goal, goals, surplus, miss)
@@ -134,7 +134,7 @@ class TraderBot(HeuristicBot):
         return None
 
     def _trade(self, ctx: _Ctx, legal: Sequence[Action]) -> Action | None:
-        t = ctx.view["trade"]
+        t = ctx.trade
         if t is not None and t["offerer"] != ctx.me and AcceptTrade() in legal:
             counter = self._counter(ctx, t)
             if counter is not None:
@@ -155,7 +155,7 @@ class TraderBot(HeuristicBot):
         """``give`` (what ``other`` gives, from its side) with one more card for
         us, a card ``other`` most likely holds, if ``other`` may still accept it
         and it is clearly good for us; None otherwise."""
-        if ctx.seats[other]["vp"] >= ctx.target - 2:
+        if ctx.vps[other] >= ctx.target - 2:
             return None  # the heuristic refuses the leader anyway
         if sum(give) + 1 - sum(get) > MAX_OVERPAY:
             return None  # they would refuse it

@@ -39,6 +39,13 @@ def _bench_bots(args: argparse.Namespace) -> int:
                      opponents, args.budget)
 
 
+def _bench_rollouts(args: argparse.Namespace) -> int:
+    from .bench_rollouts import main_rollouts
+
+    return main_rollouts(args.players, args.seed, args.rollouts, args.playouts, args.reference,
+                         args.json, args.against, args.repeat)
+
+
 def _bench_hostile(args: argparse.Namespace) -> int:
     from .hostile import main_hostile
 
@@ -505,6 +512,20 @@ def build_parser() -> argparse.ArgumentParser:
                       help="seconds per decision for searching bots")
     bdup.add_argument("--json", action="store_true")
     bdup.set_defaults(func=_bench_duplicate)
+    broll = bsub.add_parser("rollouts", help="search simulations: one-round rollouts and "
+                            "full-game playouts per second, fast path vs apply")
+    broll.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
+    broll.add_argument("--seed", type=int, default=1)
+    broll.add_argument("--rollouts", type=int, default=200, help="one-round rollouts per path")
+    broll.add_argument("--playouts", type=int, default=8, help="full-game playouts per path")
+    broll.add_argument("--reference", action="store_true",
+                       help="time the apply path only (what an older checkout can run)")
+    broll.add_argument("--against", metavar="OLD_CHECKOUT",
+                       help="also time apply in an older checkout (a subprocess), in turn")
+    broll.add_argument("--repeat", type=int, default=3,
+                       help="with --against: runs of each, medians reported")
+    broll.add_argument("--json", action="store_true", help="print one JSON object")
+    broll.set_defaults(func=_bench_rollouts)
     bhost = bsub.add_parser("hostile", help="what a hostile load costs a server: spectators, "
                                              "a full disk, parked frames, many tables")
     bhost.add_argument("load", choices=("spectators", "full-disk", "partial-frames", "tables"))

@@ -506,8 +506,17 @@ def _covers(hand: list[int], cards: tuple[int, ...]) -> bool:
 
 
 # --- applying actions ---------------------------------------------------------
+#
+# Most actions are split into a check (raises if the action is illegal, changes
+# nothing) and an effect (changes the state, appends events to ``ev`` unless it
+# is None). ``apply`` runs both; :func:`protocol.rules.fast.step` runs only the
+# effect, for actions it knows to be legal. The domestic trade actions (offers,
+# answers, proposals) keep one handler that checks and acts.
 
+Ev = list[Event] | None
 Handler = Callable[[GameState, int, Action, Chance, list[Event]], "tuple[int, ...] | None"]
+Check = Callable[[GameState, int, Action], None]
+Effect = Callable[[GameState, int, Action, Chance, Ev], "tuple[int, ...] | None"]
 
 
 def apply(
@@ -533,8 +542,8 @@ def apply(
     """
     if s.phase == GAME_OVER:
         raise IllegalAction("the game is over", "game_over")
-    handler = _HANDLERS.get(type(action))
-    if handler is None:
+    entry = _APPLY.get(type(action))
+    if entry is None:
         raise MalformedAction(f"not an action: {action!r}")
     if seat is None:
         waiting = to_act(s)
@@ -545,19 +554,33 @@ def apply(
         raise NotYourTurn(f"there is no seat {seat}")
     events: list[Event] = []
     rng_state = s.rng.state
+    check, effect, turn_phase = entry
     try:
-        outcome = handler(s, seat, action, chance, events)
+        if check is not None:
+            check(s, seat, action)
+        elif turn_phase >= 0 and (seat != s.current or s.phase != turn_phase):
+            _require_turn(s, seat, turn_phase)
+        outcome = effect(s, seat, action, chance, events)
     except RulesError:
-        s.rng.state = rng_state  # handlers check before they change anything else
+        s.rng.state = rng_state  # checks and chance checks come before any change
         raise
     if s.log is not None:
         s.log.append((seat, action, outcome))
-    ph = s.phase
+    ph = s.phase  # check_win, inline: apply is the hot path of every game
     if ph != GAME_OVER and ph > SETUP_ROAD:
         cur = s.current
         if s.vp[cur] + s.dev_hand[cur][VICTORY_POINT] >= s.settings.vp_target:
             _end_game(s, cur, events)  # R-WIN-1
     return events
+
+
+def check_win(s: GameState, ev: Ev) -> None:
+    """R-WIN-1: the current player wins as soon as it holds the target on its turn."""
+    ph = s.phase
+    if ph != GAME_OVER and ph > SETUP_ROAD:
+        cur = s.current
+        if s.vp[cur] + s.dev_hand[cur][VICTORY_POINT] >= s.settings.vp_target:
+            _end_game(s, cur, ev)
 
 
 def validate(s: GameState, action: Action, seat: int | None = None) -> None:
@@ -625,14 +648,15 @@ def _place_settlement(s: GameState, p: int, node: int) -> None:
             apply_harbor(s.ratios[p], kind)
 
 
-def _settlement_tokens(s: GameState, p: int, node: int, ev: list[Event]) -> None:
+def _settlement_tokens(s: GameState, p: int, node: int, ev: Ev) -> None:
     """R-2P-6: a settlement next to the desert gives 2 tokens, on the coast 1, both 3."""
     gain = (2 if s.info.desert in NODE_HEXES[node] else 0) + (1 if node in COASTAL_NODES else 0)
     gain = min(gain, s.token_stock)
     if gain:
         s.tokens[p] += gain
         s.token_stock -= gain
-        ev.append(TokensGained(p, gain, "settlement"))
+        if ev is not None:
+            ev.append(TokensGained(p, gain, "settlement"))
 
 
 def _place_road(s: GameState, p: int, edge: int) -> None:
@@ -666,9 +690,7 @@ def _check_edge(edge: int) -> None:
         raise IllegalAction(f"no edge {edge}", "bad_location")
 
 
-def _build_settlement(
-    s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]
-) -> None:
+def _check_build_settlement(s: GameState, p: int, a: Action) -> None:
     assert isinstance(a, BuildSettlement)
     node = a.node
     _check_node(node)
@@ -679,8 +701,23 @@ def _build_settlement(
             "intersection taken or next to a building (R-SETUP-3)",
             "illegal_placement",
         )
+        return
+    _require_turn(s, p, MAIN)
+    _require(s.pieces[p][SETTLEMENTS] > 0, "no settlements left (R-BUILD-4)", "no_pieces")
+    _require(_covers(s.hands[p], (1, 1, 1, 1, 0)), "a settlement costs lumber, brick, wool "
+             "and grain (R-BUILD-2)", "cannot_afford")
+    _require(_settlement_spot_free(s, node),
+             "intersection taken or next to a building (R-BUILD-2)", "illegal_placement")
+    _require(any(s.edge_owner[e] == p for e in NODE_EDGES[node]),
+             "a settlement must touch your own road (R-BUILD-2)", "illegal_placement")
+
+
+def _build_settlement(s: GameState, p: int, a: Action, chance: Chance, ev: Ev) -> None:
+    node = a.node  # type: ignore[attr-defined]
+    if s.phase == SETUP_SETTLEMENT:
         _place_settlement(s, p, node)
-        ev.append(SettlementBuilt(p, node, True))
+        if ev is not None:
+            ev.append(SettlementBuilt(p, node, True))
         if s.info.two_player:
             _settlement_tokens(s, p, node, ev)
         if s.setup_step >= s.settings.players:  # second settlement: R-SETUP-4
@@ -694,22 +731,16 @@ def _build_settlement(
             for r in range(5):
                 hand[r] += gain[r]
                 s.bank[r] -= gain[r]
-            ev.append(SetupIncome(p, (gain[0], gain[1], gain[2], gain[3], gain[4])))
+            if ev is not None:
+                ev.append(SetupIncome(p, (gain[0], gain[1], gain[2], gain[3], gain[4])))
         s.setup_node = node
         s.phase = SETUP_ROAD
         return None
-    _require_turn(s, p, MAIN)
-    _require(s.pieces[p][SETTLEMENTS] > 0, "no settlements left (R-BUILD-4)", "no_pieces")
-    _require(_covers(s.hands[p], (1, 1, 1, 1, 0)), "a settlement costs lumber, brick, wool "
-             "and grain (R-BUILD-2)", "cannot_afford")
-    _require(_settlement_spot_free(s, node),
-             "intersection taken or next to a building (R-BUILD-2)", "illegal_placement")
-    _require(any(s.edge_owner[e] == p for e in NODE_EDGES[node]),
-             "a settlement must touch your own road (R-BUILD-2)", "illegal_placement")
     _pay(s, p, (1, 1, 1, 1, 0))
     _place_settlement(s, p, node)
     _built(s)
-    ev.append(SettlementBuilt(p, node, False))
+    if ev is not None:
+        ev.append(SettlementBuilt(p, node, False))
     _after_settlement(s, p, node, ev)
     if s.info.two_player:
         _settlement_tokens(s, p, node, ev)
@@ -717,7 +748,7 @@ def _build_settlement(
     return None
 
 
-def _after_settlement(s: GameState, p: int, node: int, ev: list[Event]) -> None:
+def _after_settlement(s: GameState, p: int, node: int, ev: Ev) -> None:
     """R-LR-3: a settlement can break other owners' roads through its node."""
     eo = s.edge_owner
     broken = [
@@ -728,19 +759,35 @@ def _after_settlement(s: GameState, p: int, node: int, ev: list[Event]) -> None:
         _update_longest_road(s, broken, ev)
 
 
-def _build_road(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> None:
+def _check_build_road(s: GameState, p: int, a: Action) -> None:
     assert isinstance(a, BuildRoad)
     edge = a.edge
     _check_edge(edge)
-    ph = s.phase
-    if ph == SETUP_ROAD:
+    if s.phase == SETUP_ROAD:
         _require_turn(s, p, SETUP_ROAD)
         _require(s.edge_owner[edge] < 0, "edge taken", "illegal_placement")
         _require(s.setup_node in EDGE_NODES[edge],
                  "the set-up road must touch the settlement just placed (R-SETUP-3)",
                  "illegal_placement")
+        return
+    _require_turn(s, p, MAIN, ROAD_BUILDING)
+    _require(s.pieces[p][ROADS] > 0, "no roads left (R-BUILD-4)", "no_pieces")
+    if s.phase != ROAD_BUILDING:
+        _require(_covers(s.hands[p], (1, 1, 0, 0, 0)),
+                 "a road costs lumber and brick (R-BUILD-1)", "cannot_afford")
+    _require(s.edge_owner[edge] < 0, "edge taken", "illegal_placement")
+    _require(_road_connects(s, p, edge),
+             "a road must connect to your network, not through an opponent's building "
+             "(R-BUILD-1)", "illegal_placement")
+
+
+def _build_road(s: GameState, p: int, a: Action, chance: Chance, ev: Ev) -> None:
+    edge = a.edge  # type: ignore[attr-defined]
+    ph = s.phase
+    if ph == SETUP_ROAD:
         _place_road(s, p, edge)
-        ev.append(RoadBuilt(p, edge, True))
+        if ev is not None:
+            ev.append(RoadBuilt(p, edge, True))
         s.road_len[p] = _length_after_new_road(s, p, edge)
         s.setup_step += 1
         s.setup_node = -1
@@ -750,21 +797,13 @@ def _build_road(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]
             s.current = setup_seat(s, s.setup_step)
             s.phase = SETUP_SETTLEMENT
         return None
-    _require_turn(s, p, MAIN, ROAD_BUILDING)
-    _require(s.pieces[p][ROADS] > 0, "no roads left (R-BUILD-4)", "no_pieces")
     free = ph == ROAD_BUILDING
-    if not free:
-        _require(_covers(s.hands[p], (1, 1, 0, 0, 0)),
-                 "a road costs lumber and brick (R-BUILD-1)", "cannot_afford")
-    _require(s.edge_owner[edge] < 0, "edge taken", "illegal_placement")
-    _require(_road_connects(s, p, edge),
-             "a road must connect to your network, not through an opponent's building "
-             "(R-BUILD-1)", "illegal_placement")
     if not free:
         _pay(s, p, (1, 1, 0, 0, 0))
         _built(s)
     _place_road(s, p, edge)
-    ev.append(RoadBuilt(p, edge, free))
+    if ev is not None:
+        ev.append(RoadBuilt(p, edge, free))
     s.road_len[p] = _length_after_new_road(s, p, edge)
     _update_longest_road(s, (), ev)
     if free:
@@ -813,16 +852,21 @@ def _queue_neutral(s: GameState, phase: int) -> None:
     s.phase = phase
 
 
-def _neutral_road(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> None:
+def _check_neutral_road(s: GameState, p: int, a: Action) -> None:
     assert isinstance(a, BuildNeutralRoad)
     _require_turn(s, p, NEUTRAL_ROAD)
     _check_edge(a.edge)
     _require(a.neutral in (2, 3), "neutral players are owners 2 and 3", "bad_neutral")
     _require(a.edge in _neutral_road_spots(s, a.neutral),
              "not a legal road for that neutral player (R-2P-4)", "illegal_placement")
-    _place_road(s, a.neutral, a.edge)
-    ev.append(RoadBuilt(a.neutral, a.edge, True))
-    s.road_len[a.neutral] = _length_after_new_road(s, a.neutral, a.edge)
+
+
+def _neutral_road(s: GameState, p: int, a: Action, chance: Chance, ev: Ev) -> None:
+    o, edge = a.neutral, a.edge  # type: ignore[attr-defined]
+    _place_road(s, o, edge)
+    if ev is not None:
+        ev.append(RoadBuilt(o, edge, True))
+    s.road_len[o] = _length_after_new_road(s, o, edge)
     _update_longest_road(s, (), ev)
     _resume_after_neutral(s, p)
     return None
@@ -840,23 +884,26 @@ def _resume_after_neutral(s: GameState, p: int) -> None:
         _resume(s)
 
 
-def _neutral_settlement(
-    s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]
-) -> None:
+def _check_neutral_settlement(s: GameState, p: int, a: Action) -> None:
     assert isinstance(a, BuildNeutralSettlement)
     _require_turn(s, p, NEUTRAL_SETTLEMENT)
     _check_node(a.node)
     _require(a.neutral in (2, 3), "neutral players are owners 2 and 3", "bad_neutral")
     _require(a.node in _neutral_settlement_spots(s, a.neutral),
              "not a legal settlement for that neutral player (R-2P-4)", "illegal_placement")
-    _place_settlement(s, a.neutral, a.node)
-    ev.append(SettlementBuilt(a.neutral, a.node, True))
-    _after_settlement(s, a.neutral, a.node, ev)
+
+
+def _neutral_settlement(s: GameState, p: int, a: Action, chance: Chance, ev: Ev) -> None:
+    o, node = a.neutral, a.node  # type: ignore[attr-defined]
+    _place_settlement(s, o, node)
+    if ev is not None:
+        ev.append(SettlementBuilt(o, node, True))
+    _after_settlement(s, o, node, ev)
     _resume_after_neutral(s, p)
     return None
 
 
-def _build_city(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> None:
+def _check_build_city(s: GameState, p: int, a: Action) -> None:
     assert isinstance(a, BuildCity)
     node = a.node
     _check_node(node)
@@ -866,24 +913,31 @@ def _build_city(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]
              "a city costs 2 grain and 3 ore (R-BUILD-3)", "cannot_afford")
     _require(s.node_owner[node] == p and s.node_level[node] == 1,
              "a city replaces one of your own settlements (R-BUILD-3)", "illegal_placement")
+
+
+def _build_city(s: GameState, p: int, a: Action, chance: Chance, ev: Ev) -> None:
+    node = a.node  # type: ignore[attr-defined]
     _pay(s, p, (0, 0, 0, 2, 3))
     _built(s)
     s.node_level[node] = 2
     s.pieces[p][CITIES] -= 1
     s.pieces[p][SETTLEMENTS] += 1
     s.vp[p] += 1
-    ev.append(CityBuilt(p, node))
+    if ev is not None:
+        ev.append(CityBuilt(p, node))
     return None
 
 
-def _buy_dev(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> tuple[int]:
+def _check_buy_dev(s: GameState, p: int, a: Action) -> None:
     _require_turn(s, p, MAIN)
     _require(_covers(s.hands[p], (0, 0, 1, 1, 1)),
              "a development card costs wool, grain and ore (R-BUILD-5)", "cannot_afford")
+    _require(sum(s.dev_deck) > 0, "the development deck is empty (R-BUILD-5)", "deck_empty")
+
+
+def _buy_dev(s: GameState, p: int, a: Action, chance: Chance, ev: Ev) -> tuple[int]:
     deck = s.dev_deck
-    total = sum(deck)
-    _require(total > 0, "the development deck is empty (R-BUILD-5)", "deck_empty")
-    i = s.rng.below(total)
+    i = s.rng.below(sum(deck))
     card = 0
     while i >= deck[card]:
         i -= deck[card]
@@ -897,7 +951,8 @@ def _buy_dev(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -
     deck[card] -= 1
     s.dev_hand[p][card] += 1
     s.dev_new[p][card] += 1
-    ev.append(DevCardBought(p, card))
+    if ev is not None:
+        ev.append(DevCardBought(p, card))
     return (card,)
 
 
@@ -909,15 +964,19 @@ def _start_dev(s: GameState, p: int, card: int) -> None:
              "no such development card that may be played now (R-DEV-1)", "no_card")
 
 
-def _finish_dev(s: GameState, p: int, card: int, ev: list[Event]) -> None:
+def _finish_dev(s: GameState, p: int, card: int, ev: Ev) -> None:
     s.dev_out[card] += 1
     s.dev_hand[p][card] -= 1
     s.dev_played = True
-    ev.append(DevCardPlayed(p, card))
+    if ev is not None:
+        ev.append(DevCardPlayed(p, card))
 
 
-def _play_knight(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> None:
+def _check_knight(s: GameState, p: int, a: Action) -> None:
     _start_dev(s, p, KNIGHT)
+
+
+def _play_knight(s: GameState, p: int, a: Action, chance: Chance, ev: Ev) -> None:
     _finish_dev(s, p, KNIGHT, ev)
     s.knights[p] += 1
     _update_largest_army(s, ev)
@@ -926,10 +985,11 @@ def _play_knight(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event
     return None
 
 
-def _play_road_building(
-    s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]
-) -> None:
+def _check_road_building(s: GameState, p: int, a: Action) -> None:
     _start_dev(s, p, RB_CARD)
+
+
+def _play_road_building(s: GameState, p: int, a: Action, chance: Chance, ev: Ev) -> None:
     _finish_dev(s, p, RB_CARD, ev)
     # R-DEV-5: up to two roads; fewer when fewer pieces or spots are left.
     if s.pieces[p][ROADS] and _road_spots(s, p):
@@ -939,48 +999,63 @@ def _play_road_building(
     return None
 
 
-def _stop_road_building(
-    s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]
-) -> None:
+def _check_stop_road_building(s: GameState, p: int, a: Action) -> None:
     _require_turn(s, p, ROAD_BUILDING)
     _require(s.free_roads == 1, "place the first free road before stopping (R-DEV-5)",
              "wrong_phase")
+
+
+def _stop_road_building(s: GameState, p: int, a: Action, chance: Chance, ev: Ev) -> None:
     s.free_roads = 0
     _resume(s)
-    ev.append(RoadBuildingStopped(p))
+    if ev is not None:
+        ev.append(RoadBuildingStopped(p))
     return None
 
 
-def _play_yop(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> None:
+def _yop_cards(a: PlayYearOfPlenty) -> tuple[int, int, int, int, int]:
+    want = [0, 0, 0, 0, 0]
+    want[a.first] += 1
+    if a.second is not None:
+        want[a.second] += 1
+    return (want[0], want[1], want[2], want[3], want[4])
+
+
+def _check_yop(s: GameState, p: int, a: Action) -> None:
     assert isinstance(a, PlayYearOfPlenty)
     _start_dev(s, p, YEAR_OF_PLENTY)
     bank = s.bank
     first, second = a.first, a.second
     if not 0 <= first < 5 or (second is not None and not 0 <= second < 5):
         raise IllegalAction("no such resource", "bad_resource")
-    want = [0, 0, 0, 0, 0]
-    want[first] += 1
-    if second is not None:
-        want[second] += 1
-    else:
+    if second is None:
         _require(sum(bank) == 1, "take two cards unless the bank holds only one (R-DEV-6)",
                  "bank_short")
-    _require(_covers(bank, tuple(want)), "the bank does not hold those cards (R-DEV-6)",
+    _require(_covers(bank, _yop_cards(a)), "the bank does not hold those cards (R-DEV-6)",
              "bank_short")
+
+
+def _play_yop(s: GameState, p: int, a: Action, chance: Chance, ev: Ev) -> None:
+    want = _yop_cards(a)  # type: ignore[arg-type]
     _finish_dev(s, p, YEAR_OF_PLENTY, ev)
     hand = s.hands[p]
+    bank = s.bank
     for r in range(5):
         hand[r] += want[r]
         bank[r] -= want[r]
-    ev.append(YearOfPlentyTaken(p, (want[0], want[1], want[2], want[3], want[4])))
+    if ev is not None:
+        ev.append(YearOfPlentyTaken(p, want))
     return None
 
 
-def _play_monopoly(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> None:
+def _check_monopoly(s: GameState, p: int, a: Action) -> None:
     assert isinstance(a, PlayMonopoly)
-    r = a.resource
-    _require(0 <= r < 5, "no such resource", "bad_resource")
+    _require(0 <= a.resource < 5, "no such resource", "bad_resource")
     _start_dev(s, p, MONOPOLY)
+
+
+def _play_monopoly(s: GameState, p: int, a: Action, chance: Chance, ev: Ev) -> None:
+    r = a.resource  # type: ignore[attr-defined]
     _finish_dev(s, p, MONOPOLY, ev)
     taken = [0] * s.settings.players
     for q in range(s.settings.players):
@@ -988,13 +1063,17 @@ def _play_monopoly(s: GameState, p: int, a: Action, chance: Chance, ev: list[Eve
             taken[q] = s.hands[q][r]
             s.hands[q][r] = 0
     s.hands[p][r] += sum(taken)
-    ev.append(MonopolyTaken(p, r, tuple(taken)))
+    if ev is not None:
+        ev.append(MonopolyTaken(p, r, tuple(taken)))
     return None
 
 
-def _roll(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> tuple[int, int]:
+def _check_roll(s: GameState, p: int, a: Action) -> None:
     if p != s.current or s.phase != PRE_ROLL:
         _require_turn(s, p, PRE_ROLL)
+
+
+def _roll(s: GameState, p: int, a: Action, chance: Chance, ev: Ev) -> tuple[int, int]:
     x = s.rng.below(36)
     if s.rolls_done:  # R-2P-3: the second sum must differ from the first; re-roll
         while x // 6 + x % 6 + 2 == s.first_sum:
@@ -1011,14 +1090,16 @@ def _roll(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> t
     s.first_sum = 0 if done else total  # R-2P-3: what the second roll must differ from
     after = MAIN if done else PRE_ROLL
     s.last_roll = (d1, d2)
-    ev.append(DiceRolled(p, (d1, d2)))
+    if ev is not None:
+        ev.append(DiceRolled(p, (d1, d2)))
     if total == 7:  # R-ROBBER-1/2
         owed = [sum(h) // 2 if sum(h) >= 8 else 0 for h in s.hands]
         s.return_phase = after
         if any(owed):
             s.discard_owed = owed
             s.phase = DISCARD
-            ev.append(DiscardsOwed(tuple(owed)))
+            if ev is not None:
+                ev.append(DiscardsOwed(tuple(owed)))
         else:
             s.phase = MOVE_ROBBER
     else:
@@ -1027,7 +1108,7 @@ def _roll(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> t
     return (d1, d2)
 
 
-def _produce(s: GameState, number: int, ev: list[Event]) -> None:
+def _produce(s: GameState, number: int, ev: Ev) -> None:
     """R-PROD-1..4: pay every building next to an unrobbed hex showing ``number``."""
     entries = s.prod_nodes[number]
     if not entries:
@@ -1073,10 +1154,11 @@ def _produce(s: GameState, number: int, ev: list[Event]) -> None:
             if c:
                 hands[q][res] += c
         bank[res] = left - total
-    ev.append(Produced(tuple(map(tuple, gains)), tuple(withheld)))  # type: ignore[arg-type]
+    if ev is not None:
+        ev.append(Produced(tuple(map(tuple, gains)), tuple(withheld)))  # type: ignore[arg-type]
 
 
-def _discard(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> None:
+def _check_discard(s: GameState, p: int, a: Action) -> None:
     assert isinstance(a, Discard)
     if s.phase != DISCARD:
         raise IllegalAction("nobody is discarding now", "wrong_phase")
@@ -1088,28 +1170,37 @@ def _discard(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -
              "bad_resource")
     _require(sum(cards) == owed, f"discard exactly {owed} cards (R-ROBBER-2)", "wrong_count")
     _require(_covers(s.hands[p], cards), "you do not hold those cards", "cannot_afford")
+
+
+def _discard(s: GameState, p: int, a: Action, chance: Chance, ev: Ev) -> None:
+    cards = a.cards  # type: ignore[attr-defined]
     hand = s.hands[p]
+    bank = s.bank
     for r in range(5):
         hand[r] -= cards[r]
-        s.bank[r] += cards[r]
+        bank[r] += cards[r]
     s.discard_owed[p] = 0
-    ev.append(Discarded(p, cards))
+    if ev is not None:
+        ev.append(Discarded(p, cards))
     if not any(s.discard_owed):
         s.phase = MOVE_ROBBER  # R-ROBBER-3
     return None
 
 
-def _move_robber(
-    s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]
-) -> tuple[int] | None:
+def _check_move_robber(s: GameState, p: int, a: Action) -> None:
     assert isinstance(a, MoveRobber)
     _require_turn(s, p, MOVE_ROBBER)
     h = a.hex
     _require(0 <= h < NUM_HEXES, f"no hex {h}", "bad_location")
     _require(h != s.robber, "the robber must move to a different hex (R-ROBBER-3)",
              "illegal_placement")
+
+
+def _move_robber(s: GameState, p: int, a: Action, chance: Chance, ev: Ev) -> tuple[int] | None:
+    h = a.hex  # type: ignore[attr-defined]
     s.robber = h
-    ev.append(RobberMoved(p, h))
+    if ev is not None:
+        ev.append(RobberMoved(p, h))
     no = s.node_owner
     players = s.settings.players  # neutral players hold no cards (R-2P-4)
     victims = sorted({no[n] for n in HEX_NODES[h] if 0 <= no[n] < players and no[n] != p})
@@ -1125,27 +1216,29 @@ def _move_robber(
     return None
 
 
-def _steal(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> tuple[int]:
+def _check_steal(s: GameState, p: int, a: Action) -> None:
     assert isinstance(a, Steal)
     _require_turn(s, p, STEAL)
     _require(a.victim in s.steal_from,
              "steal from an opponent with a building on the robber's hex (R-ROBBER-4)",
              "bad_victim")
-    out = _take_card(s, p, a.victim, chance, ev)
+
+
+def _steal(s: GameState, p: int, a: Action, chance: Chance, ev: Ev) -> tuple[int]:
+    out = _take_card(s, p, a.victim, chance, ev)  # type: ignore[attr-defined]
     s.steal_from = ()
     _resume(s)
     return out
 
 
-def _take_card(
-    s: GameState, thief: int, victim: int, chance: Chance, ev: list[Event]
-) -> tuple[int]:
+def _take_card(s: GameState, thief: int, victim: int, chance: Chance, ev: Ev) -> tuple[int]:
     hand = s.hands[victim]
     total = sum(hand)
     if not total:
         if chance is not None and chance[0] != -1:
             raise RulesError("recorded steal from an empty hand", "invalid_log")
-        ev.append(Stolen(thief, victim, 0, None))
+        if ev is not None:
+            ev.append(Stolen(thief, victim, 0, None))
         return (-1,)
     i = s.rng.below(total)
     r = 0
@@ -1158,11 +1251,12 @@ def _take_card(
             raise RulesError(f"recorded stolen card {r} is not in the hand", "invalid_log")
     hand[r] -= 1
     s.hands[thief][r] += 1
-    ev.append(Stolen(thief, victim, 1, r))
+    if ev is not None:
+        ev.append(Stolen(thief, victim, 1, r))
     return (r,)
 
 
-def _maritime(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> None:
+def _check_maritime(s: GameState, p: int, a: Action) -> None:
     assert isinstance(a, MaritimeTrade)
     if p != s.current or s.phase != MAIN:
         _require_turn(s, p, MAIN)
@@ -1170,15 +1264,22 @@ def _maritime(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) 
     _require(0 <= give < 5 and 0 <= get < 5, "no such resource", "bad_resource")
     _require(give != get, "trade for a different resource", "bad_trade")
     ratio = s.ratios[p][give]
-    hand = s.hands[p]
-    _require(hand[give] >= ratio, f"you need {ratio} of that resource (R-TRADE-3)",
+    _require(s.hands[p][give] >= ratio, f"you need {ratio} of that resource (R-TRADE-3)",
              "cannot_afford")
     _require(s.bank[get] > 0, "the bank has none of that resource (R-TRADE-3)", "bank_short")
+
+
+def _maritime(s: GameState, p: int, a: Action, chance: Chance, ev: Ev) -> None:
+    give, get = a.give, a.get  # type: ignore[attr-defined]
+    ratio = s.ratios[p][give]
+    hand = s.hands[p]
+    bank = s.bank
     hand[give] -= ratio
-    s.bank[give] += ratio
+    bank[give] += ratio
     hand[get] += 1
-    s.bank[get] -= 1
-    ev.append(MaritimeTraded(p, give, ratio, get))
+    bank[get] -= 1
+    if ev is not None:
+        ev.append(MaritimeTraded(p, give, ratio, get))
     return None
 
 
@@ -1319,15 +1420,19 @@ def _five(c: tuple[int, ...]) -> tuple[int, int, int, int, int]:
     return (c[0], c[1], c[2], c[3], c[4])
 
 
-def _end_turn(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> None:
+def _check_end_turn(s: GameState, p: int, a: Action) -> None:
     if p != s.current or s.phase != MAIN:
         _require_turn(s, p, MAIN)
-    ev.append(TurnEnded(p))
+
+
+def _end_turn(s: GameState, p: int, a: Action, chance: Chance, ev: Ev) -> None:
+    if ev is not None:
+        ev.append(TurnEnded(p))
     _start_turn(s, (p + 1) % s.settings.players, ev)
     return None
 
 
-def _start_turn(s: GameState, seat: int, ev: list[Event]) -> None:
+def _start_turn(s: GameState, seat: int, ev: Ev) -> None:
     new = s.dev_new[s.current]  # only the player whose turn ends can have bought cards
     new[0] = new[1] = new[2] = new[3] = new[4] = 0
     s.current = seat
@@ -1353,20 +1458,23 @@ def _start_turn(s: GameState, seat: int, ev: list[Event]) -> None:
         s.pending_harbors = []
     s.phase = PRE_ROLL
     s.last_roll = None
-    ev.append(TurnStarted(seat, s.turn))
+    if ev is not None:
+        ev.append(TurnStarted(seat, s.turn))
     if s.vp[seat] + s.dev_hand[seat][VICTORY_POINT] >= s.settings.vp_target:
         _end_game(s, seat, ev)  # R-WIN-2
     elif s.settings.turn_cap and s.turn > s.settings.turn_cap:
         _end_game(s, None, ev)
 
 
-def _end_game(s: GameState, winner: int | None, ev: list[Event]) -> None:
+def _end_game(s: GameState, winner: int | None, ev: Ev) -> None:
     s.phase = GAME_OVER
     s.winner = winner
     s.return_phase = s.neutral_return = MAIN  # nothing left to return to
     s.free_roads = 0  # (a game can end on a free road: Longest Road)
     if s.proposals:
         s.proposals = {}
+    if ev is None:
+        return
     n = s.settings.players
     ev.append(
         GameOver(
@@ -1492,7 +1600,7 @@ def _length_after_new_road(s: GameState, p: int, edge: int) -> int:
 
 
 def _update_longest_road(s: GameState, recount: tuple[int, ...] | list[int],
-                         ev: list[Event]) -> None:
+                         ev: Ev) -> None:
     """Recount ``recount`` and reassign Longest Road (R-LR-2/3)."""
     lens = s.road_len
     for q in recount:
@@ -1510,10 +1618,11 @@ def _update_longest_road(s: GameState, recount: tuple[int, ...] | list[int],
     if new >= 0:
         s.vp[new] += 2
     s.lr_holder = new
-    ev.append(LongestRoadChanged(None if new < 0 else new, best))
+    if ev is not None:
+        ev.append(LongestRoadChanged(None if new < 0 else new, best))
 
 
-def _update_largest_army(s: GameState, ev: list[Event]) -> None:
+def _update_largest_army(s: GameState, ev: Ev) -> None:
     """Reassign Largest Army (R-LA-1): 3+ knights and strictly more than the holder."""
     k = s.knights
     holder = s.la_holder
@@ -1529,18 +1638,20 @@ def _update_largest_army(s: GameState, ev: list[Event]) -> None:
     if new >= 0:
         s.vp[new] += 2
     s.la_holder = new
-    ev.append(LargestArmyChanged(None if new < 0 else new, best))
+    if ev is not None:
+        ev.append(LargestArmyChanged(None if new < 0 else new, best))
 
 
 # --- two-player trade tokens (R-2P-5, R-2P-6) -----------------------------------
 
 
-def _spend_tokens(s: GameState, p: int, what: str, ev: list[Event]) -> None:
+def _spend_tokens(s: GameState, p: int, what: str, ev: Ev) -> None:
     cost = token_cost(s, p)
     s.tokens[p] -= cost
     s.token_stock += cost
     s.token_used = True
-    ev.append(TokensSpent(p, cost, what))
+    if ev is not None:
+        ev.append(TokensSpent(p, cost, what))
 
 
 def _check_token_action(s: GameState, p: int) -> None:
@@ -1551,14 +1662,17 @@ def _check_token_action(s: GameState, p: int) -> None:
              f"this costs {token_cost(s, p)} trade tokens (R-2P-5)", "cannot_afford")
 
 
-def _token_forced_trade(
-    s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]
-) -> tuple[int, ...]:
+def _check_forced_trade(s: GameState, p: int, a: Action) -> None:
     _check_token_action(s, p)  # a trade-token action, not a negotiation: R-OPT-4 allows it
+    _require(sum(s.hands[1 - p]) > 0, "the opponent holds no cards to draw (R-2P-5)",
+             "nothing_to_draw")
+
+
+def _token_forced_trade(s: GameState, p: int, a: Action, chance: Chance,
+                        ev: Ev) -> tuple[int, ...]:
     q = 1 - p
     theirs = s.hands[q]
     k = min(2, sum(theirs))
-    _require(k > 0, "the opponent holds no cards to draw (R-2P-5)", "nothing_to_draw")
     if chance is not None and len(chance) != k:
         raise RulesError(f"recorded forced-trade draw {chance} is not possible", "invalid_log")
     drawn: list[int] = []
@@ -1586,11 +1700,12 @@ def _token_forced_trade(
         mine[r] += cards[r]
     s.give_back = k
     s.phase = GIVE_BACK
-    ev.append(ForcedTradeDrawn(p, q, k, _five(tuple(cards))))
+    if ev is not None:
+        ev.append(ForcedTradeDrawn(p, q, k, _five(tuple(cards))))
     return tuple(drawn)
 
 
-def _give_back(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> None:
+def _check_give_back(s: GameState, p: int, a: Action) -> None:
     assert isinstance(a, GiveBack)
     _require_turn(s, p, GIVE_BACK)
     cards = a.cards
@@ -1599,42 +1714,55 @@ def _give_back(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event])
     _require(sum(cards) == s.give_back,
              f"give back exactly {s.give_back} cards (R-2P-5)", "wrong_count")
     _require(_covers(s.hands[p], cards), "you do not hold those cards", "cannot_afford")
+
+
+def _give_back(s: GameState, p: int, a: Action, chance: Chance, ev: Ev) -> None:
+    cards = a.cards  # type: ignore[attr-defined]
     q = 1 - p
+    mine, theirs = s.hands[p], s.hands[q]
     for r in range(5):
-        s.hands[p][r] -= cards[r]
-        s.hands[q][r] += cards[r]
+        mine[r] -= cards[r]
+        theirs[r] += cards[r]
     s.give_back = 0
     s.phase = MAIN
-    ev.append(GaveBack(p, q, sum(cards), cards))
+    if ev is not None:
+        ev.append(GaveBack(p, q, sum(cards), cards))
     return None
 
 
-def _token_robber_home(
-    s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]
-) -> None:
+def _check_robber_home(s: GameState, p: int, a: Action) -> None:
     _check_token_action(s, p)
+    _require(s.robber != s.info.desert, "the robber is already in the desert",
+             "illegal_placement")
+
+
+def _token_robber_home(s: GameState, p: int, a: Action, chance: Chance, ev: Ev) -> None:
     desert = s.info.desert
-    _require(s.robber != desert, "the robber is already in the desert", "illegal_placement")
     _spend_tokens(s, p, "robber_home", ev)
     s.robber = desert
-    ev.append(RobberMoved(p, desert))
+    if ev is not None:
+        ev.append(RobberMoved(p, desert))
     return None
 
 
-def _discard_knight(s: GameState, p: int, a: Action, chance: Chance, ev: list[Event]) -> None:
+def _check_discard_knight(s: GameState, p: int, a: Action) -> None:
     _require(s.info.two_player, "trade tokens exist in the 2-player game only", "no_tokens")
     _require_turn(s, p, MAIN)
     _require(not s.knight_discarded, "one played knight per turn may be discarded (R-2P-6)",
              "token_limit")
     _require(s.knights[p] > 0, "you have no played knight to discard (R-2P-6)", "no_card")
+
+
+def _discard_knight(s: GameState, p: int, a: Action, chance: Chance, ev: Ev) -> None:
     s.knights[p] -= 1
     s.knight_discarded = True
     gain = min(2, s.token_stock)
     s.tokens[p] += gain
     s.token_stock -= gain
-    ev.append(KnightDiscarded(p, s.knights[p]))
-    if gain:
-        ev.append(TokensGained(p, gain, "knight"))
+    if ev is not None:
+        ev.append(KnightDiscarded(p, s.knights[p]))
+        if gain:
+            ev.append(TokensGained(p, gain, "knight"))
     # R-2P-6: the holder loses Largest Army below 3 or when no longer strictly
     # ahead; it goes to whoever has 3+ and strictly more than everyone else.
     k = s.knights
@@ -1647,7 +1775,8 @@ def _discard_knight(s: GameState, p: int, a: Action, chance: Chance, ev: list[Ev
         if new >= 0:
             s.vp[new] += 2
         s.la_holder = new
-        ev.append(LargestArmyChanged(None if new < 0 else new, best))
+        if ev is not None:
+            ev.append(LargestArmyChanged(None if new < 0 else new, best))
     elif h < 0:
         _update_largest_army(s, ev)  # a card set aside goes to a sole leader with 3+
     return None
@@ -1721,36 +1850,54 @@ def _withdraw_proposal(s: GameState, p: int, a: Action, chance: Chance,
     return None
 
 
+_RULES: dict[type[Action], tuple[Check, Effect]] = {
+    BuildRoad: (_check_build_road, _build_road),
+    BuildSettlement: (_check_build_settlement, _build_settlement),
+    BuildCity: (_check_build_city, _build_city),
+    BuyDevCard: (_check_buy_dev, _buy_dev),
+    PlayKnight: (_check_knight, _play_knight),
+    PlayRoadBuilding: (_check_road_building, _play_road_building),
+    PlayYearOfPlenty: (_check_yop, _play_yop),
+    PlayMonopoly: (_check_monopoly, _play_monopoly),
+    RollDice: (_check_roll, _roll),
+    Discard: (_check_discard, _discard),
+    MoveRobber: (_check_move_robber, _move_robber),
+    Steal: (_check_steal, _steal),
+    MaritimeTrade: (_check_maritime, _maritime),
+    EndTurn: (_check_end_turn, _end_turn),
+    BuildNeutralRoad: (_check_neutral_road, _neutral_road),
+    BuildNeutralSettlement: (_check_neutral_settlement, _neutral_settlement),
+    TokenForcedTrade: (_check_forced_trade, _token_forced_trade),
+    TokenRobberHome: (_check_robber_home, _token_robber_home),
+    GiveBack: (_check_give_back, _give_back),
+    DiscardKnight: (_check_discard_knight, _discard_knight),
+    StopRoadBuilding: (_check_stop_road_building, _stop_road_building),
+}
+"""The actions with a separate check and effect (the effect alone: :mod:`.fast`)."""
+
 _HANDLERS: dict[type[Action], Handler] = {
-    BuildRoad: _build_road,
-    BuildSettlement: _build_settlement,
-    BuildCity: _build_city,
-    BuyDevCard: _buy_dev,
-    PlayKnight: _play_knight,
-    PlayRoadBuilding: _play_road_building,
-    PlayYearOfPlenty: _play_yop,
-    PlayMonopoly: _play_monopoly,
-    RollDice: _roll,
-    Discard: _discard,
-    MoveRobber: _move_robber,
-    Steal: _steal,
-    MaritimeTrade: _maritime,
     OfferTrade: _offer,
     AcceptTrade: _accept,
     RejectTrade: _reject,
     CounterOffer: _counter,
     ConfirmTrade: _confirm,
     CancelTrade: _cancel,
-    EndTurn: _end_turn,
-    BuildNeutralRoad: _neutral_road,
-    BuildNeutralSettlement: _neutral_settlement,
-    TokenForcedTrade: _token_forced_trade,
-    TokenRobberHome: _token_robber_home,
-    GiveBack: _give_back,
-    DiscardKnight: _discard_knight,
-    StopRoadBuilding: _stop_road_building,
     ProposeTrade: _propose,
     AcceptProposal: _accept_proposal,
     RejectProposal: _reject_proposal,
     WithdrawProposal: _withdraw_proposal,
 }
+"""The domestic trade actions: one handler checks and acts."""
+
+_TURN_CHECKS: dict[type[Action], int] = {RollDice: PRE_ROLL, EndTurn: MAIN}
+"""The actions whose whole check is "the seat's turn, in this phase" (the two
+most frequent): :func:`apply` runs that check inline."""
+
+_APPLY: dict[type[Action], tuple[Check | None, Handler, int]] = {
+    **{kind: (None, effect, _TURN_CHECKS[kind]) if kind in _TURN_CHECKS else (check, effect, -1)
+       for kind, (check, effect) in _RULES.items()},
+    **{kind: (None, handler, -1) for kind, handler in _HANDLERS.items()},
+}
+"""What :func:`apply` runs for each action: its check (None: the turn and
+phase in the third field when it is not -1, or the handler checks itself)
+and its effect."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Sequence
 
 import pytest
 
@@ -13,8 +14,10 @@ from bots.base import Bot
 from bots.client import run_bot
 from bots.search_policy import TraderBot
 from protocol.rules import (
+    Action,
     BuildCity,
     BuildSettlement,
+    EndTurn,
     GameState,
     OfferTrade,
     Phase,
@@ -206,3 +209,85 @@ def test_trade_answers_are_the_priors_and_a_point_competes_only_with_points() ->
                     points += 1
             apply(s, bots[seat].act(observe(s, seat), legal), seat)
     assert points > 0 and answers > 0
+
+
+def test_rollouts_on_the_fast_path_equal_rollouts_with_apply(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The search's simulations (fast path, bots deciding from the state) give
+    exactly the values the checked engine with the bots on their views gives:
+    the same positions, seeds and dice, rolled out both ways."""
+    s, seat = _midgame(5)
+    view = observe(s, seat)
+    legal = legal_actions(s, seat)
+    bot = _search(3)
+    default = bot.prior.act(view, legal)
+    cands = bot._candidates(view, legal, default)
+    assert len(cands) >= 3
+
+    def values() -> list[float]:
+        out = []
+        for k in range(3):
+            base = sample_state(view, bot.tracker(view), 40 + k)
+            dice = list(range(k, 36)) + list(range(k))
+            for a in cands:
+                v = bot._simulate(base, a, seat, 5, dice, 40 + k, float("inf"))
+                assert v is not None
+                out.append(v)
+        return out
+
+    fast = values()
+
+    def checked(state: GameState, action: object, who: int, chance: object = None) -> object:
+        return apply(state, action, who, chance)  # type: ignore[arg-type]
+
+    def on_view(self: HeuristicBot, state: GameState, who: int,
+                legal: Sequence[Action]) -> Action:
+        return self.act(observe(state, who), legal)
+
+    monkeypatch.setattr(search_module, "step", checked)
+    monkeypatch.setattr(search_module, "forced", lambda state, who: None)
+    monkeypatch.setattr(HeuristicBot, "act_state", on_view)
+    assert values() == fast
+    assert len(set(fast)) > 1  # real rollouts: the candidates differ
+
+
+def test_rollouts_make_no_domestic_offer_unless_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The default rollout policy trades with the bank only; with
+    ``rollout_trade`` the rollout bots offer as in a game."""
+    s, seat = _midgame(5)
+    view = observe(s, seat)
+    offered: list[bool] = []
+    real = search_module.apply
+
+    def watch(state: GameState, action: Action, who: int, chance: object = None) -> object:
+        offered.append(isinstance(action, OfferTrade))
+        return real(state, action, who, chance)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(search_module, "apply", watch)
+    for trade in (False, True):
+        offered.clear()
+        bot = SearchBot(None, 1, iterations=1, rollout_trade=trade)
+        bot.raise_errors = True
+        for k in range(8):
+            base = sample_state(view, bot.tracker(view), 60 + k)
+            v = bot._simulate(base, EndTurn(), seat, 9, list(range(36)), 60 + k, float("inf"))
+            assert v is not None and 0.0 <= v <= 1.0
+        assert any(offered) == trade
+
+
+def test_bench_rollouts_against_an_older_checkout(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--against`` runs the reference in another checkout (here this one) in
+    turn with this checkout's paths: the fast path ends where apply does."""
+    from pathlib import Path
+
+    from kaitaku.cli import main
+
+    root = Path(search_module.__file__).resolve().parent.parent
+    rc = main(["bench", "rollouts", "--against", str(root), "--repeat", "1", "--rollouts", "8",
+               "--playouts", "1", "--json"])
+    assert rc == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["fast_identical_to_old"] is True
+    row = out["rollout_1round"]
+    assert set(row) == {"old", "apply", "fast", "search"}
+    assert all(r["median"] > 0 for r in row.values())
