@@ -63,6 +63,10 @@ class BotOutcome:
     scores: list[int] = field(default_factory=list)
     actions: int = 0
     rejected: int = 0
+    """Actions refused at the version they were chosen at: the bot's mistakes."""
+    stale: int = 0
+    """Actions refused because the game had moved on before they arrived (a
+    trade the offerer closed while this seat answered it, ...): no mistake."""
     fallbacks: int = 0
     reconnects: int = 0
     finished: bool = False
@@ -82,6 +86,7 @@ class BotClient:
         self.view: dict[str, Any] | None = None
         self.seq = 0
         self.version = 0  # the last event version seen (for a resume)
+        self._chosen_at = 0  # the version of the legal list the last action came from
         self.outcome = BotOutcome()
         self.resume_token: str | None = None
         self._random = random.Random(name)
@@ -210,6 +215,8 @@ class BotClient:
                     log.exception("%s: the bot's on_events failed", self.name)
         elif kind == "legal":
             fresh = not self.pending and not self._over() and msg["version"] >= self.version
+            if fresh:
+                self._chosen_at = msg["version"]
             if msg["actions"] and fresh and not self._owed():
                 if type(self.bot).act_early is not Bot.act_early:
                     await self._act(msg["actions"], early=True)
@@ -229,10 +236,16 @@ class BotClient:
                 if code == "storage_unavailable":  # the server sends legal again later
                     log.warning("%s: the server cannot save actions now; waiting", self.name)
                     return False
-                self.outcome.rejected += 1
-                log.warning("%s: action %s rejected: %s %r", self.name, msg["seq"],
-                            code, msg.get("message"))
-                self.send({"type": "resync"})
+                at = msg.get("version")
+                if type(at) is int and at > self._chosen_at:  # others moved first
+                    self.outcome.stale += 1
+                    log.info("%s: action %s refused, the game moved on (version %d to %d): "
+                             "%s", self.name, msg["seq"], self._chosen_at, at, code)
+                else:
+                    self.outcome.rejected += 1
+                    log.warning("%s: action %s rejected: %s %r", self.name, msg["seq"],
+                                code, msg.get("message"))
+                self.send({"type": "resync"})  # the list that came meanwhile was skipped
         elif kind == "game_over":
             self.outcome.winner = msg["winner"]
             self.outcome.scores = msg["scores"]

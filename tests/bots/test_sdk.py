@@ -264,3 +264,54 @@ async def test_item11_a_silent_server_is_pinged_then_given_up() -> None:
         assert any(m["type"] == "ping" for m in got)
     finally:
         srv.close()
+
+
+async def test_a_refusal_after_the_game_moved_on_is_stale_not_a_mistake() -> None:
+    """result.version tells a refused action chosen on a list that others'
+    moves had made stale (counted as ``stale``) from one refused at the
+    version it was chosen at (``rejected``: the bot's mistake)."""
+    from protocol.wire import FrameDecoder, encode_frame
+
+    view = {"type": "view", "version": 0, "view": {"seat": 0, "phase": "main"}}
+    legal = {"type": "legal", "version": 0, "actions": [{"type": "end_turn"}]}
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        decoder = FrameDecoder()
+        inbox: list[dict[str, Any]] = []
+
+        async def next_of(kind: str) -> dict[str, Any]:
+            while True:
+                while inbox:
+                    msg = inbox.pop(0)
+                    if msg["type"] == kind:
+                        return msg
+                inbox.extend(decoder.feed(await reader.read(65536)))
+
+        def send(*msgs: dict[str, Any]) -> None:
+            for msg in msgs:
+                writer.write(encode_frame(msg))
+
+        await next_of("hello")
+        send({"type": "welcome", "version": "1.3", "session": "s", "resume_token": "t",
+              "server": "script"})
+        await next_of("join")
+        send(JOINED, {"type": "game_started", "table": "t1"}, view, legal)
+        first = await next_of("action")  # chosen at version 0; others moved to 2 meanwhile
+        send({"type": "result", "seq": first["seq"], "ok": False, "code": "not_your_turn",
+              "message": "not your turn", "version": 2})
+        await next_of("resync")
+        send({**view, "version": 2}, {**legal, "version": 2})
+        second = await next_of("action")  # chosen at version 2, refused at 2
+        send({"type": "result", "seq": second["seq"], "ok": False, "code": "wrong_phase",
+              "message": "no", "version": 2})
+        await next_of("resync")
+        send({"type": "game_over", "winner": 1, "scores": [2, 10, 3]})
+        await writer.drain()
+
+    srv = await asyncio.start_server(handle, "127.0.0.1", 0)
+    try:
+        outcome = await asyncio.wait_for(run_bot(
+            RandomBot(1), "127.0.0.1", srv.sockets[0].getsockname()[1], table="t1"), 10)
+        assert (outcome.stale, outcome.rejected, outcome.finished) == (1, 1, True)
+    finally:
+        srv.close()
