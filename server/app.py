@@ -740,6 +740,7 @@ class Server:
             # a running game, or one that ended while the client was away: the
             # missed events, the view, legal, and at a finished table game_over
             sess.send({"type": "game_started", "table": table.id})
+            sess.charge_history(len(table.history))
             table.submit("arrived", (sess, i, since))
         else:
             table.submit("seated", None)
@@ -772,6 +773,7 @@ class Server:
             table.broadcast_table()  # the seats so far (and who may start)
         else:  # playing, or finished: the view (and game_over) follow
             sess.send({"type": "game_started", "table": table.id})
+            sess.charge_history(len(table.history))
             table.submit("arrived", (sess, None, None))
 
     @staticmethod

@@ -51,6 +51,9 @@ RATE = 1000.0
 """Messages per second a client may send, sustained (a token bucket)..."""
 BURST = 2000.0
 """...with this many in a burst."""
+HISTORY_PER_MESSAGE = 20
+"""Event batches of a table's history sent to an arriving client that count as
+one message it sent, for the rate limit."""
 FRAME_DEADLINE = 10.0
 """Seconds a client may take to finish a frame it started (a parked partial
 frame would hold its buffer for ever)."""
@@ -381,6 +384,14 @@ class Session:
                 self.error("unexpected_message",
                            f"{late['type']!r} is not allowed now; it was ignored")
         return True
+
+    def charge_history(self, batches: int) -> None:
+        """Count a table's history this client is about to be sent against its
+        rate: HISTORY_PER_MESSAGE batches weigh as much as one message it sends,
+        so that joining and leaving in a loop cannot make the server send
+        whole games without end (the bucket may go below zero: the client's
+        next messages are then over the limit)."""
+        self._allowance -= batches / HISTORY_PER_MESSAGE
 
     def _within_rate(self, count: int, now: float) -> bool:
         """Token bucket: RATE messages a second, BURST at once."""

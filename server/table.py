@@ -314,6 +314,8 @@ class Table(Generic[M]):
         self.rng = random.Random(self.seed ^ 0x5EED)  # default actions (not the game's RNG)
         self.history: deque[tuple[int, list[Any]]] = deque(maxlen=EVENT_MEMORY)
         self.chat: deque[dict[str, Any]] = deque(maxlen=CHAT_MEMORY)
+        self._public_frames: dict[int, tuple[dict[str, Any], bytes]] = {}
+        """The history's batches as spectators get them, encoded once (by version)."""
         """The table's last chat lines (as relayed), for members who arrive later."""
         self._stand_in: Any = None
         self._public: tuple[int, dict[str, Any], bytes] | None = None  # spectators' view
@@ -549,10 +551,23 @@ class Table(Generic[M]):
         ``since`` is older than the batches held gets the view alone."""
         first = self.history[0][0] if self.history else self.version + 1
         if self.game is not None and (since == 0 or first <= since + 1 <= self.version + 1):
+            if seat is None:  # any client may watch: each batch is encoded once for all
+                frames = self._public_frames
+                for old in [v for v in frames if v < first]:
+                    del frames[old]
             for version, events in self.history:
-                if version > since:
+                if version <= since:
+                    continue
+                if seat is not None:
                     sess.send({"type": "events", "version": version,
                                "events": [e.for_seat(seat).to_dict() for e in events]})
+                    continue
+                frame = frames.get(version)
+                if frame is None:
+                    msg = {"type": "events", "version": version,
+                           "events": [e.for_seat(None).to_dict() for e in events]}
+                    frame = frames[version] = (msg, encode_message(msg, SERVER))
+                sess.send_encoded(*frame)
         self._send_state(sess, seat)
 
     def _arrived(self, sess: M, seat: int | None, since: int | None) -> None:

@@ -6,15 +6,18 @@ last chat lines, so that its log, dice counts and statistics are complete."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from bots import RandomBot
 from bots.client import BotClient
 from server.app import Server
 from server.table import CHAT_MEMORY
 
-from .conftest import TIMEOUT, RawClient
+from .conftest import TIMEOUT, Closed, RawClient
 
 
 async def _raw(port: int, name: str, role: str = "spectator") -> RawClient:
@@ -194,4 +197,35 @@ async def test_a_table_keeps_its_last_chat_lines_only() -> None:
         for c in (host, guest):
             await c.close()
     finally:
+        await srv.close()
+
+
+async def test_watching_in_a_loop_is_charged_against_the_rate_limit(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A history costs the arriving client rate allowance (HISTORY_PER_MESSAGE
+    batches a message): spectating and leaving in a loop cannot make the
+    server send whole games without end. The batches go out encoded once."""
+    monkeypatch.setattr("server.session.HISTORY_PER_MESSAGE", 0.1)  # 1 batch: 10 messages
+    srv = Server("127.0.0.1", 0, spawn_bots=False)
+    await srv.start()
+    try:
+        clients, table_id = await _players(srv.port, 3)
+        (table,) = srv.tables.values()
+        await _play_until(clients, table, 150)  # a history worth 1500 messages
+        looper = await _raw(srv.port, "looper")
+        watched = 0
+        with contextlib.suppress(Closed):
+            for _ in range(10):
+                await looper.send({"type": "spectate", "table": table_id})
+                await _arrival(looper)
+                watched += 1
+                await looper.send({"type": "leave"})
+                await looper.recv_type("left")
+        errors = [m for m in looper.received if m["type"] == "error"]
+        assert [e["code"] for e in errors] == ["rate_limited"]
+        assert 1 <= watched <= 2
+        assert set(table._public_frames) == set(range(1, table.version + 1))
+    finally:
+        for c in clients:
+            _close(c)
         await srv.close()
