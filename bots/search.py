@@ -162,6 +162,21 @@ class SearchBot(Bot):
 
     # -- interface ----------------------------------------------------------------
 
+    @property
+    def offers(self) -> bool:
+        """Domestic trade, as :attr:`bots.heuristic.HeuristicBot.offers`: the
+        prior's switch. Switched off, the bot makes no offers, counter-offers or
+        proposals, and neither do the bots of its rollouts."""
+        return self.prior.offers
+
+    @offers.setter
+    def offers(self, on: bool) -> None:
+        self.prior.offers = on
+        if not on:
+            self.rollout_trade = False
+            for b in (*self._pool, self._own):
+                b.offers = False
+
     def on_events(self, seat: int, events: Sequence[Event]) -> None:
         self.prior.on_events(seat, events)
         if self._tracker is not None:

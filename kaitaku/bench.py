@@ -260,44 +260,86 @@ def main_server(games: int, concurrency: int, players: int, as_json: bool,
 # --- bot strength benchmark -----------------------------------------------------------
 
 
+def _no_trade(bot: Any) -> None:
+    """Switch ``bot``'s domestic trade off: it makes no offers, counter-offers or
+    proposals (bots without an ``offers`` switch, e.g. random and greedy, make
+    none anyway). With no offer and no proposal at the table there is nothing
+    to accept either: only the bank trades."""
+    if hasattr(bot, "offers"):
+        bot.offers = False
+
+
+def _bots_game(job: tuple[str, str, int, int, int, float | None, bool]
+               ) -> tuple[int, dict[str, list[float]]]:
+    """One game of ``hero`` (seat ``g % players``) against copies of ``villain``:
+    the hero's win (1/0) and the decision times (microseconds) of each spec."""
+    from bots import make_bot
+
+    hero, villain, players, seed, g, budget, trade = job
+    times: dict[str, list[float]] = {hero: [], villain: []}
+    seat = g % players
+    lineup = []
+    for q in range(players):
+        spec = hero if q == seat else villain
+        bot = make_bot(spec, seed * 7919 + g * 16 + q)
+        if budget is not None and hasattr(bot, "budget"):
+            bot.budget = budget
+        if not trade:
+            _no_trade(bot)
+        lineup.append(timed(bot, times[spec]))
+    result = play_game(lineup, Settings(players=players, turn_cap=ENGINE_TURN_CAP),
+                       seed * 1_000_003 + g, keep_log=False)
+    return int(result.winner == seat), times
+
+
 def bench_bots(games: int, bots: list[str], seed: int, players: int = 4,
                opponents: list[str] | None = None,
-               budget: float | None = None) -> dict[str, Any]:
+               budget: float | None = None, workers: int = 1,
+               trade: bool = True) -> dict[str, Any]:
     """Each bot against ``players - 1`` copies of each other bot, seats rotated.
 
     ``opponents``: play each of ``bots`` only against these (default: the
     other ``bots``). ``budget``: seconds per decision for the bots that
-    search (those with a ``budget`` attribute, e.g. ``search``)."""
-    from bots import make_bot
-
+    search (those with a ``budget`` attribute, e.g. ``search``).
+    ``players``: 2 is the official two-player variant (neutral players, trade
+    tokens, double roll). ``workers``: games played in that many processes;
+    every game's seeds depend only on ``seed`` and its number, so the results
+    do not depend on ``workers`` (for bots that do not read the clock).
+    ``trade=False``: every bot makes no domestic offers or proposals."""
     villains = bots if opponents is None else opponents
     times: dict[str, list[float]] = {b: [] for b in [*bots, *villains]}  # microseconds
     pairings = []
-    for hero in bots:
-        for villain in villains:
-            if villain == hero:
-                continue
-            wins = 0
-            for g in range(games):
-                seat = g % players
-                lineup = []
-                for q in range(players):
-                    spec = hero if q == seat else villain
-                    bot = make_bot(spec, seed * 7919 + g * 16 + q)
-                    if budget is not None and hasattr(bot, "budget"):
-                        bot.budget = budget
-                    lineup.append(timed(bot, times[spec]))
-                result = play_game(lineup, Settings(players=players, turn_cap=ENGINE_TURN_CAP),
-                                   seed * 1_000_003 + g, keep_log=False)
-                wins += result.winner == seat
-            pairings.append({
-                "bot": hero,
-                "opponents": [villain] * (players - 1),
-                "games": games,
-                "wins": wins,
-                "win_rate": round(wins / games, 4),
-                "ci95": list(wilson_interval(wins, games)),
-            })
+    t0 = time.perf_counter()
+    pool = None
+    if workers > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        pool = ProcessPoolExecutor(workers)
+    try:
+        for hero in bots:
+            for villain in villains:
+                if villain == hero:
+                    continue
+                jobs = [(hero, villain, players, seed, g, budget, trade) for g in range(games)]
+                results = (list(pool.map(_bots_game, jobs)) if pool is not None
+                           else [_bots_game(j) for j in jobs])
+                wins = 0
+                for won, game_times in results:
+                    wins += won
+                    for spec, t in game_times.items():
+                        times[spec].extend(t)
+                pairings.append({
+                    "bot": hero,
+                    "opponents": [villain] * (players - 1),
+                    "games": games,
+                    "wins": wins,
+                    "win_rate": round(wins / games, 4),
+                    "ci95": list(wilson_interval(wins, games)),
+                    "won": [won for won, _ in results],
+                })
+    finally:
+        if pool is not None:
+            pool.shutdown()
     decision_ms = {}
     for b, ts in times.items():
         ts.sort()
@@ -305,22 +347,30 @@ def bench_bots(games: int, bots: list[str], seed: int, players: int = 4,
             decision_ms[b] = {
                 "mean": round(sum(ts) / len(ts) / 1000, 4),
                 "p99": round(percentile(ts, 0.99) / 1000, 4),
+                "max": round(ts[-1] / 1000, 4),
             }
-    return {"players": players, "pairings": pairings, "decision_ms": decision_ms}
+    return {"players": players, "trade": trade, "budget_s": budget,
+            "seconds": round(time.perf_counter() - t0, 1),
+            "pairings": pairings, "decision_ms": decision_ms}
 
 
 def main_bots(games: int, bots: list[str], seed: int, as_json: bool,
-              opponents: list[str] | None = None, budget: float | None = None) -> int:
-    result = bench_bots(games, bots, seed, opponents=opponents, budget=budget)
+              opponents: list[str] | None = None, budget: float | None = None,
+              players: int = 4, workers: int = 1, trade: bool = True) -> int:
+    result = bench_bots(games, bots, seed, players, opponents, budget, workers, trade)
     if as_json:
         print(json.dumps(result))
         return 0
+    print(f"{players} players, domestic trade {'on' if trade else 'off'}, "
+          f"{result['seconds']} s")
     for p in result["pairings"]:
         lo, hi = p["ci95"]
-        print(f"{p['bot']:>10} vs 3 x {p['opponents'][0]:<10} {p['wins']:>5}/{p['games']:<5} "
+        print(f"{p['bot']:>10} vs {players - 1} x {p['opponents'][0]:<10} "
+              f"{p['wins']:>5}/{p['games']:<5} "
               f"{p['win_rate']:.1%}  (95% CI {lo:.1%}-{hi:.1%})")
     for b, d in result["decision_ms"].items():
-        print(f"{b:>10}: decision {d['mean']:.3f} ms mean, {d['p99']:.3f} ms p99")
+        print(f"{b:>10}: decision {d['mean']:.3f} ms mean, {d['p99']:.3f} ms p99, "
+              f"{d['max']:.3f} ms max")
     return 0
 
 

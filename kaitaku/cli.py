@@ -36,7 +36,7 @@ def _bench_bots(args: argparse.Namespace) -> int:
     if args.opponents is not None:
         opponents = [b for b in args.opponents.split(",") if b]
     return main_bots(args.games, [b for b in args.bots.split(",") if b], args.seed, args.json,
-                     opponents, args.budget)
+                     opponents, args.budget, args.players, args.workers, not args.no_trade)
 
 
 def _bench_rollouts(args: argparse.Namespace) -> int:
@@ -487,7 +487,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="also measure the transport floor: a null server and null bots "
                            "moving the same frames with no game (4 players only)")
     bsrv.set_defaults(func=_bench_server)
-    bbots = bsub.add_parser("bots", help="bot strength: each bot against three of each other")
+    bbots = bsub.add_parser("bots", help="bot strength: each bot against copies of each other")
     bbots.add_argument("--games", type=int, default=100, help="games per pairing")
     bbots.add_argument("--bots", default="random,greedy,heuristic",
                        help="comma-separated bot specs (built-in names or module:Class)")
@@ -496,6 +496,14 @@ def build_parser() -> argparse.ArgumentParser:
                             "--bots search --opponents heuristic (default: the other --bots)")
     bbots.add_argument("--budget", type=float, default=None, metavar="SECONDS",
                        help="time per decision for searching bots (search; default 0.5)")
+    bbots.add_argument("--players", type=int, default=4, choices=(2, 3, 4),
+                       help="players a game (2: the official variant with two neutral "
+                            "players, trade tokens and the double roll)")
+    bbots.add_argument("--workers", type=int, default=1,
+                       help="games played in this many processes (same seeds, same games)")
+    bbots.add_argument("--no-trade", action="store_true",
+                       help="domestic trade off for every bot: no offers, counter-offers "
+                            "or proposals (the bank only)")
     bbots.add_argument("--seed", type=int, default=1)
     bbots.add_argument("--json", action="store_true", help="print one JSON object")
     bbots.set_defaults(func=_bench_bots)

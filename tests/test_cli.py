@@ -80,3 +80,30 @@ def test_games_to_separate() -> None:
     # Blocks that always score the same need almost nothing.
     tight = games_to_separate([0.5, 0.5001, 0.4999] * 10, 0.25, 4)
     assert tight is not None and tight < 1
+
+
+def test_bench_bots_two_players_in_two_processes_plays_the_same_games(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["bench", "bots", "--games", "4", "--bots", "heuristic", "--opponents", "greedy",
+            "--players", "2", "--json"]
+    runs = []
+    for workers in ("1", "2"):
+        assert main([*args, "--workers", workers]) == 0
+        runs.append(json.loads(capsys.readouterr().out))
+    one, two = runs
+    assert one["players"] == two["players"] == 2
+    (p1,), (p2,) = one["pairings"], two["pairings"]
+    assert p1["opponents"] == ["greedy"]
+    assert len(p1["won"]) == 4 and p1["wins"] == sum(p1["won"])
+    assert p1["won"] == p2["won"]  # the games do not depend on the processes
+    assert set(two["decision_ms"]) == {"heuristic", "greedy"}
+    assert all(d["mean"] <= d["p99"] <= d["max"] for d in two["decision_ms"].values())
+
+
+def test_bench_bots_no_trade_table(capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main(["bench", "bots", "--games", "2", "--bots", "search", "--opponents", "heuristic",
+               "--budget", "0.005", "--no-trade"])
+    assert rc == 0
+    out = capsys.readouterr().out
+    assert "4 players, domestic trade off" in out
+    assert "search vs 3 x heuristic" in out

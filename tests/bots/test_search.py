@@ -291,3 +291,31 @@ def test_bench_rollouts_against_an_older_checkout(capsys: pytest.CaptureFixture[
     row = out["rollout_1round"]
     assert set(row) == {"old", "apply", "fast", "search"}
     assert all(r["median"] > 0 for r in row.values())
+
+
+def test_no_trade_switches_off_every_domestic_offer_and_proposal() -> None:
+    """``bench bots --no-trade``: with the switch off, a table of search, trader
+    and heuristic bots makes no offer, counter-offer or proposal (the same
+    table with it on trades with the players)."""
+    from kaitaku.bench import _no_trade
+    from protocol.rules.events import TradeCountered, TradeOffered, TradeProposed
+
+    domestic = (TradeOffered, TradeCountered, TradeProposed)
+    counts = []
+    for trade in (True, False):
+        table: list[Bot] = [_search(1), TraderBot(2), HeuristicBot(3), HeuristicBot(4)]
+        if not trade:
+            for b in table:
+                _no_trade(b)
+        seen: list[object] = []
+
+        def watch(s: GameState, seat: int, action: Action, events: Sequence[object],
+                  seen: list[object] = seen) -> None:
+            seen.extend(e for e in events if isinstance(e, domestic))
+
+        play_game(table, Settings(turn_cap=400), 5, keep_log=False, on_step=watch)
+        counts.append(len(seen))
+    assert counts[0] > 0 and counts[1] == 0
+    off = _search(1)
+    _no_trade(off)
+    assert not off.offers and not off.prior.offers and not off.rollout_trade
