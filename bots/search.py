@@ -415,7 +415,6 @@ class SearchBot(Bot):
         in_setup = s.phase in _SETUP
         roll = 0
         steps = 0
-        two = n == 2
         while s.phase != _GAME_OVER:
             if setup and s.phase not in _SETUP:
                 return setup_win_probabilities(s)[me]
@@ -430,29 +429,42 @@ class SearchBot(Bot):
                 break
             if steps % 4 == 0 and time.perf_counter() >= hard:
                 return None
-            seat = to_act(s)[0]
-            a = forced(s, seat)  # the roll needs no list
-            if a is None:
-                legal = legal_actions(s, seat)
-                if len(legal) == 1 and s.phase != _MAIN:
-                    a = legal[0]
-                else:
-                    a = bots[seat].act_state(s, seat, legal)
-                    if type(a) in _UNLISTED:  # offers and counter-offers: checked
-                        try:
-                            apply(s, a, seat)
-                        except RulesError:
-                            step(s, legal[0], seat)
-                        continue
-            chance: tuple[int, int] | None = None
-            if type(a) is RollDice:
-                x = dice[roll % len(dice)]
-                roll += 1
-                d1, d2 = x // 6 + 1, x % 6 + 1
-                if not (two and s.rolls_done and d1 + d2 == s.first_sum):
-                    chance = (d1, d2)
-            step(s, a, seat, chance)  # a listed action: the fast path
+            roll = rollout_step(s, bots, dice, roll)
         return win_probabilities(s)[me]
+
+
+def rollout_step(s: GameState, bots: Sequence[HeuristicBot], dice: Sequence[int],
+                 roll: int) -> int:
+    """One decision of a rollout, on the engine's fast path: the seat to act
+    plays its bot's choice (offers and counter-offers, which the bot may make
+    unlisted, through ``apply``, which checks them; a refused one becomes the
+    first legal action). A roll takes the next of ``dice`` (ids 0–35, ``roll``
+    of them used so far; in the 2-player game a second roll that must differ
+    from the first is left to the game's generator). Returns how many dice
+    are used now."""
+    seat = to_act(s)[0]
+    a = forced(s, seat)  # the roll needs no list
+    if a is None:
+        legal = legal_actions(s, seat)
+        if len(legal) == 1 and s.phase != _MAIN:
+            a = legal[0]
+        else:
+            a = bots[seat].act_state(s, seat, legal)
+            if type(a) in _UNLISTED:  # offers and counter-offers: checked
+                try:
+                    apply(s, a, seat)
+                except RulesError:
+                    step(s, legal[0], seat)
+                return roll
+    chance: tuple[int, int] | None = None
+    if type(a) is RollDice:
+        x = dice[roll % len(dice)]
+        roll += 1
+        d1, d2 = x // 6 + 1, x % 6 + 1
+        if not (s.settings.players == 2 and s.rolls_done and d1 + d2 == s.first_sum):
+            chance = (d1, d2)
+    step(s, a, seat, chance)  # a listed action: the fast path
+    return roll
 
 
 def _enables_build(hand: list[int], a: MaritimeTrade, view: Mapping[str, Any]) -> bool:

@@ -49,9 +49,7 @@ from typing import Any
 from bots.heuristic import HeuristicBot
 from bots.local import LazyView
 from protocol.rules import (
-    CounterOffer,
     GameState,
-    OfferTrade,
     Phase,
     RollDice,
     RulesError,
@@ -126,34 +124,24 @@ def _run_apply(s: GameState, bots: list[HeuristicBot], turns: int, dice: list[in
 
 
 def _fast_runner() -> Runner:
-    from protocol.rules.fast import forced, step
-
-    unlisted = (OfferTrade, CounterOffer)
+    from bots.search import rollout_step
+    from protocol.rules.fast import step
 
     def run(s: GameState, bots: list[HeuristicBot], turns: int, dice: list[int],
             rnd: random.Random | None) -> int:
-        """As :func:`_run_apply`, on the fast path (as the search bot plays out)."""
+        """As :func:`_run_apply`, on the fast path: the bots' turns exactly as
+        the search bot plays them out (:func:`bots.search.rollout_step`)."""
         end = s.turn + turns
         two = s.settings.players == 2
         roll = steps = 0
         while s.phase != _GAME_OVER and s.turn < end and steps < _MAX_STEPS * turns:
             steps += 1
+            if rnd is None:
+                roll = rollout_step(s, bots, dice, roll)
+                continue
             seat = to_act(s)[0]
-            a = None if rnd is not None else forced(s, seat)
-            if a is None:
-                legal = legal_actions(s, seat)
-                if rnd is not None:
-                    a = legal[int(rnd.random() * len(legal))]
-                elif len(legal) == 1 and s.phase != _MAIN:
-                    a = legal[0]
-                else:
-                    a = bots[seat].act_state(s, seat, legal)
-                    if type(a) in unlisted:
-                        try:
-                            apply(s, a, seat)
-                        except RulesError:
-                            step(s, legal[0], seat)
-                        continue
+            legal = legal_actions(s, seat)
+            a = legal[int(rnd.random() * len(legal))]
             chance: tuple[int, int] | None = None
             if type(a) is RollDice:
                 x = dice[roll % len(dice)]
