@@ -6,6 +6,7 @@ import argparse
 import contextlib
 import random
 import sys
+from collections.abc import Callable
 from typing import Any
 
 
@@ -174,24 +175,22 @@ def _positive_int(text: str) -> int:
     return n
 
 
-def _positive_days(text: str) -> float:
-    try:
-        days = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of days: {text!r}") from None
-    if not days > 0 or days == float("inf"):
-        raise argparse.ArgumentTypeError("the number of days must be positive")
-    return days
+def _positive_number(noun: str) -> Callable[[str], float]:
+    """An argparse type: a positive, finite number (``noun`` names it in errors)."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a {noun}: {text!r}") from None
+        if not value > 0 or value == float("inf"):
+            raise argparse.ArgumentTypeError(f"the {noun} must be positive")
+        return value
+
+    return parse
 
 
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError("the number must be positive")
-    return value
+_positive_days = _positive_number("number of days")
+_positive_float = _positive_number("number")
 
 
 def _server(args: argparse.Namespace) -> int:
