@@ -55,9 +55,10 @@ does:
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -105,6 +106,7 @@ from protocol.rules.board import (
     NODE_EDGES,
     NODE_HEXES,
     NODE_NODES,
+    NUM_EDGES,
     NUM_NODES,
     pips,
 )
@@ -156,9 +158,14 @@ _CITY_K = 0.055
 _SETTLE_K = 0.05
 _MEMO_SIZE = 4096
 _MAIN = Phase.MAIN.value
+_END_TURN = EndTurn()
+_BUILD_CITY = tuple(BuildCity(n) for n in range(NUM_NODES))
+_BUILD_SETTLEMENT = tuple(BuildSettlement(n) for n in range(NUM_NODES))
+_BUILD_ROAD = tuple(BuildRoad(e) for e in range(NUM_EDGES))
+"""The actions the plans name, made once."""
 _SETUP_ROAD = Phase.SETUP_ROAD.value
-_PLAYS = (("knight", "play_knight"), ("road_building", "play_road_building"),
-          ("year_of_plenty", "play_year_of_plenty"), ("monopoly", "play_monopoly"))
+_PLAY_TYPES = (("knight", PlayKnight), ("road_building", PlayRoadBuilding),
+               ("year_of_plenty", PlayYearOfPlenty), ("monopoly", PlayMonopoly))
 """Development cards and the actions that play them, in the view's order."""
 
 
@@ -167,22 +174,30 @@ def _vec(x: Sequence[int]) -> Vec:
 
 
 def _covers(hand: Sequence[int], cost: Sequence[int]) -> bool:
-    return all(hand[r] >= cost[r] for r in range(5))
+    return (hand[0] >= cost[0] and hand[1] >= cost[1] and hand[2] >= cost[2]
+            and hand[3] >= cost[3] and hand[4] >= cost[4])
 
 
 def _missing(hand: Sequence[int], cost: Sequence[int]) -> list[int]:
-    return [max(0, cost[r] - hand[r]) for r in range(5)]
+    return [c - h if c > h else 0 for h, c in zip(hand, cost, strict=False)]
 
 
 def _add(a: Sequence[int], b: Sequence[int], k: int = 1) -> list[int]:
-    return [a[r] + k * b[r] for r in range(5)]
+    return [x + k * y for x, y in zip(a, b, strict=False)]
+
+
+_Board = tuple[dict[int, int], dict[int, int], dict[int, int], list[list[float]], int]
+"""Owners and levels by node, owners by edge, production by seat, position number."""
+_position_ids = itertools.count()
+_next_position = _position_ids.__next__
+"""Numbers for positions, shared by every bot's tables (never reused)."""
 
 
 class _Static:
     """Per-board facts computed once: production and harbor of each node."""
 
     __slots__ = ("terrain", "numbers", "hex_pips", "node_prod", "node_pips", "node_harbor",
-                 "scarcity", "desert", "memo", "goals")
+                 "scarcity", "desert", "memo", "goals", "positions", "last")
 
     def __init__(self, board: Mapping[str, Any]) -> None:
         terrain: list[int] = list(board["terrain"])
@@ -214,6 +229,22 @@ class _Static:
         """Results that depend on the position only (pieces and robber), by position."""
         self.goals: dict[tuple[Any, ...], list[_Goal]] = {}
         """The goals of a seat, by the facts they depend on (:meth:`HeuristicBot._goals`)."""
+        self.last: tuple[GameState, tuple[int, ...], _Board] | None = None
+        """The state last read (:meth:`_Ctx.of_state`), its pieces and robber, its board."""
+        self.positions: dict[tuple[Any, ...], int] = {}
+        """A small number for each position met (see :meth:`_Ctx.position`)."""
+
+    def position_id(self, key: tuple[Any, ...]) -> int:
+        """The number of the position ``key``: the same key, the same number, and
+        never one number for two keys (numbers are not reused when the table
+        is emptied), so memo keys hash and compare an int, not the whole board."""
+        ids = self.positions
+        pid = ids.get(key)
+        if pid is None:
+            if len(ids) >= _MEMO_SIZE:
+                ids.clear()
+            pid = ids[key] = _next_position()
+        return pid
 
     def remember(self, key: tuple[Any, ...], value: Any) -> None:
         if len(self.memo) >= _MEMO_SIZE:
@@ -229,7 +260,6 @@ class _Goal:
     value: float
     node: int = -1
     edge: int = -1
-    score: float = 0.0
 
 
 def _production(st: _Static, n: int, owner: Mapping[int, int], level: Mapping[int, int],
@@ -309,7 +339,7 @@ class _Ctx:
     _dist: dict[int, dict[int, int]]
     _parent: dict[int, dict[int, int]]
     _numbers: dict[int, set[int]]
-    _position: tuple[Any, ...] | None
+    _position: int | None
     _buildings: Sequence[Sequence[int]]
     _roads: Sequence[Sequence[int]]
     goals_memo: list[_Goal] | None
@@ -399,8 +429,8 @@ class _Ctx:
         c.my_devs = dev
         playable: list[str] = []
         if any(dev):
-            names = {a.name for a in legal}
-            playable = [name for name, play in _PLAYS if play in names]
+            kinds = set(map(type, legal))
+            playable = [name for name, play in _PLAY_TYPES if play in kinds]
         c.playable = playable
         c.vps = s.vp
         c.cards = list(map(sum, s.hands))
@@ -428,9 +458,22 @@ class _Ctx:
         c.proposals = props
         c.setup_node = s.setup_node if s.phase == _SETUP_ROAD else -1
         c.give_back = s.give_back
+        # The pieces left (and the robber) tell whether anything was built on
+        # this same state object since the last look: a road, a settlement
+        # or a city always changes them, for good.
+        pieces = s.pieces
+        if len(pieces) == 4:
+            p0, p1, p2, p3 = pieces
+            sig: tuple[int, ...] = (s.robber, *p0, *p1, *p2, *p3)
+        else:
+            sig = (s.robber, *(x for q in pieces for x in q))
+        last = st.last
+        if last is not None and last[0] is s and last[1] == sig:
+            c.owner, c.level, c.edge_owner, c.prod, c._position = last[2]
+            c.my_prod = c.prod[seat]
+            return c
         key = (n, s.robber, tuple(s.node_owner), tuple(s.node_level), tuple(s.edge_owner))
-        known: tuple[dict[int, int], dict[int, int], dict[int, int], list[list[float]]] | None
-        known = st.memo.get(key)
+        known: _Board | None = st.memo.get(key)
         if known is None:
             owner: dict[int, int] = {}
             level: dict[int, int] = {}
@@ -440,28 +483,30 @@ class _Ctx:
                     owner[node] = o
                     level[node] = levels[node]
             edge_owner = {e: o for e, o in enumerate(s.edge_owner) if o >= 0}
-            known = (owner, level, edge_owner, _production(st, n, owner, level, s.robber))
+            known = (owner, level, edge_owner, _production(st, n, owner, level, s.robber),
+                     st.position_id(key))
             st.remember(key, known)
-        c.owner, c.level, c.edge_owner, c.prod = known
+        st.last = (s, sig, known)
+        c.owner, c.level, c.edge_owner, c.prod, c._position = known
         c.my_prod = c.prod[seat]
-        c._position = key
         return c
 
-    def position(self) -> tuple[Any, ...]:
-        """The players, the pieces on the board and the robber, as a key: what
-        the roads' distances and the settlement spots' values depend on."""
-        key = self._position
-        if key is None:
-            key = self._position = (
+    def position(self) -> int:
+        """The players, the pieces on the board and the robber, as a number (one
+        per position, :meth:`_Static.position_id`): what the roads' distances
+        and the settlement spots' values depend on."""
+        pid = self._position
+        if pid is None:
+            pid = self._position = self.st.position_id((
                 self.n, self.robber, *(n * 64 + o * 4 + lv for n, o, lv in self._buildings),
-                -1, *(e * 8 + o for e, o in self._roads))
-        return key
+                -1, *(e * 8 + o for e, o in self._roads)))
+        return pid
 
     # -- board queries ----------------------------------------------------------
 
     def free_spot(self, n: int) -> bool:
         owner = self.owner
-        return n not in owner and not any(m in owner for m in NODE_NODES[n])
+        return n not in owner and owner.keys().isdisjoint(NODE_NODES[n])
 
     def vp(self, q: int) -> int:
         if q == self.me:
@@ -575,11 +620,11 @@ class _Ctx:
         v = 0.0
         kinds = 0
         new = 0
-        for r in range(5):
-            if prod[r]:
-                v += prod[r] * w[r]
+        for got, wr, had in zip(prod, w, have, strict=False):
+            if got:
+                v += got * wr
                 kinds += 1
-                if have[r] == 0:
+                if had == 0:
                     new += 1
         if self.robber in NODE_HEXES[n] and self.robber != st.desert:
             t = st.terrain[self.robber]
@@ -637,22 +682,20 @@ class _Ctx:
         by trading the spare cards (0.35 turns each)."""
         units: list[float] = []
         spare = 0
-        ratios = self.ratios
-        for r in range(5):
-            extra = hand[r] - cost[r]
+        for have, c, ratio, rate in zip(hand, cost, self.ratios, rates, strict=False):
+            extra = have - c
             if extra < 0:
-                u = 1.0 / rates[r]
                 if extra == -1:
-                    units.append(u)
+                    units.append(1.0 / rate)
                 else:
-                    units.extend([u] * -extra)
+                    units.extend([1.0 / rate] * -extra)
             elif extra > 0:
-                ratio = ratios[r]
                 spare += extra // (ratio if ratio > 2 else 2)
         if not units:
             return 0.0
-        if len(units) > 1:
-            units.sort(reverse=True)
+        if len(units) == 1:
+            return 0.35 if spare else units[0]
+        units.sort(reverse=True)
         total = 0.0
         for i, u in enumerate(units):
             total += 0.35 if i < spare else u
@@ -743,8 +786,14 @@ class HeuristicBot(Bot):
     def act_state(self, s: GameState, seat: int, legal: Sequence[Action]) -> Action:
         """:meth:`act` for a simulation that holds the game state: the same
         decision as ``act(observe(s, seat), legal)``, read from ``s`` without
-        building the view (the bot reads nothing the view does not hold)."""
-        if len(legal) == 1 and s.phase != _MAIN:
+        building the view (the bot reads nothing the view does not hold).
+        A lone legal action is taken at once, in the main phase too (where it
+        is ending the turn: :meth:`_main` takes it before any offer). Between
+        calls on one state object, the state changes only through the engine
+        (:func:`protocol.rules.apply`, :func:`protocol.rules.fast.step`): the
+        bot keeps what it read of the board until a piece is placed or the
+        robber moves."""
+        if len(legal) == 1:
             return legal[0]
         try:
             action = self._decide(_Ctx.of_state(s, seat, self._static_of(s), legal), legal)
@@ -755,11 +804,14 @@ class HeuristicBot(Bot):
         return self._checked(action, legal)
 
     def _checked(self, action: Action | None, legal: Sequence[Action]) -> Action:
-        if action is None or (
-            not isinstance(action, OfferTrade | CounterOffer) and action not in legal
-        ):
+        if action is None:
             return self._fallback(legal)
-        return action
+        for a in legal:  # most choices are one of the listed objects: no comparisons
+            if a is action:
+                return action
+        if isinstance(action, OfferTrade | CounterOffer) or action in legal:
+            return action
+        return self._fallback(legal)
 
     def act_early(self, view: Mapping[str, Any], legal: Sequence[Action]) -> Action | None:
         """As the offerer, take the first acceptable answer at once (a confirm
@@ -797,10 +849,15 @@ class HeuristicBot(Bot):
 
     def _jitter(self) -> float:
         """A random tie-break, below 0.01."""
+        return self._draws()() * 0.01
+
+    def _draws(self) -> Callable[[], float]:
+        """The bot's uniform draws in [0, 1) (a tie-break is one times 0.01),
+        seeded first if :meth:`reseed` asked for it."""
         if self._reseed is not None:
             self._rng.seed(self._reseed)
             self._reseed = None
-        return self._rng.random() * 0.01
+        return self._rng.random
 
     def on_game_over(self, view: Mapping[str, Any]) -> None:
         self._est = {}
@@ -983,8 +1040,9 @@ class HeuristicBot(Bot):
         for e, o in ctx.edge_owner.items():
             if o != ctx.me:
                 opp_ends.update(EDGE_NODES[e])
+        taken = ctx.owner.keys()
         for node, d in dist.items():
-            if ctx.free_spot(node):
+            if node not in taken and taken.isdisjoint(NODE_NODES[node]):  # free_spot
                 v = ctx.spot_value(node, ctx.me, w)
                 if d and node in opp_ends:
                     v *= 0.6  # an opponent can settle there first
@@ -1063,22 +1121,38 @@ class HeuristicBot(Bot):
         if goals is not None:
             return goals
         me = ctx.me
-        key = (ctx.position(), me, tuple(ctx.hand), tuple(ctx.ratios), tuple(ctx.pieces),
-               ctx.my_vp, ctx.target, ctx.lr, tuple(ctx.road_lens), tuple(ctx.neutral_road_lens),
-               ctx.dev_deck > 0, ctx.la, tuple(ctx.knights), ctx.my_devs[0])
+        # One flat tuple (the position's number fixes the players, so every
+        # part has a fixed length): the hand is key[2:7].
+        key = (ctx.position(), me, *ctx.hand, *ctx.ratios, *ctx.pieces,
+               ctx.my_vp, ctx.target, ctx.lr, *ctx.road_lens, *ctx.neutral_road_lens,
+               ctx.dev_deck > 0, ctx.la, *ctx.knights, ctx.my_devs[0])
         memo = ctx.st.goals
         goals = memo.get(key)
         if goals is None:
             if len(memo) >= _MEMO_SIZE:
                 memo.clear()
-            goals = memo[key] = self._plan(ctx)
+            # The goals themselves do not depend on the hand, only their order:
+            # one plan per position serves every hand met there.
+            plan_key = ("plan", *key[:2], *key[7:])
+            plan: list[_Goal] | None = ctx.st.memo.get(plan_key)
+            if plan is None:
+                plan = self._plan(ctx)
+                ctx.st.remember(plan_key, plan)
+            goals = memo[key] = self._scored(ctx, plan)
         ctx.goals_memo = goals
         return goals
 
-    def _plan(self, ctx: _Ctx) -> list[_Goal]:
-        goals: list[_Goal] = []
+    def _scored(self, ctx: _Ctx, plan: Sequence[_Goal]) -> list[_Goal]:
+        """``plan``'s goals scored for the hand (value over turns to afford), best first."""
         hand = ctx.hand
         rates = ctx.rates()
+        eta = ctx.eta
+        scores = [-(g.value / (1.0 + eta(hand, g.full, rates))) for g in plan]
+        return [plan[i] for i in sorted(range(len(plan)), key=scores.__getitem__)]
+
+    def _plan(self, ctx: _Ctx) -> list[_Goal]:
+        """The candidate builds, unscored (a function of the position, not the hand)."""
+        goals: list[_Goal] = []
         pieces = ctx.pieces
         vp = ctx.vp(ctx.me)
         late = vp >= ctx.target - 3
@@ -1122,9 +1196,6 @@ class HeuristicBot(Bot):
             if not any(g.kind in ("city", "settlement", "road") for g in goals):
                 v += 0.4
             goals.append(_Goal("dev", DEV, DEV, v))
-        for g in goals:
-            g.score = g.value / (1.0 + ctx.eta(hand, g.full, rates))
-        goals.sort(key=lambda g: -g.score)
         return goals
 
     def _need(self, goals: Sequence[_Goal], depth: int = 2) -> list[int]:
@@ -1139,7 +1210,7 @@ class HeuristicBot(Bot):
 
     def _main(self, ctx: _Ctx, legal: Sequence[Action]) -> Action | None:
         legal_set = set(legal)
-        end = EndTurn()
+        end = _END_TURN
         if len(legal) == 1:
             return legal[0]
         vp = ctx.vp(ctx.me)
@@ -1199,7 +1270,7 @@ class HeuristicBot(Bot):
 
     def _goal_action(self, ctx: _Ctx, g: _Goal, legal_set: set[Action]) -> Action | None:
         if g.kind == "city":
-            a: Action = BuildCity(g.node)
+            a: Action = _BUILD_CITY[g.node]  # a city goal always names a node
             if a in legal_set:
                 return a
             cities = [x for x in legal_set if isinstance(x, BuildCity)]
@@ -1207,10 +1278,12 @@ class HeuristicBot(Bot):
                 return max(cities, key=lambda x: ctx.st.node_pips[x.node])
             return None
         if g.kind == "settlement":
-            a = BuildSettlement(g.node)
+            a = _BUILD_SETTLEMENT[g.node]
             return a if a in legal_set else None
         if g.kind == "road":
-            a = BuildRoad(g.edge)
+            if g.edge < 0:
+                return None
+            a = _BUILD_ROAD[g.edge]
             return a if a in legal_set else None
         if g.kind == "lr":
             options = {x.edge for x in legal_set if isinstance(x, BuildRoad)}
@@ -1231,6 +1304,9 @@ class HeuristicBot(Bot):
         miss = _missing(remaining, goal.step)
         if sum(miss) == 0:
             return None
+        if not (domestic and self.offers) and not any(
+                type(a) is MaritimeTrade for a in legal_set):
+            return None  # no one to ask, and the bank takes nothing now
         protect = goal.step
         surplus = [max(0, remaining[r] - protect[r]) for r in range(5)]
         # Maritime plan: can the bank complete the step this turn?
@@ -1584,6 +1660,20 @@ class HeuristicBot(Bot):
         yops = [a for a in legal if isinstance(a, PlayYearOfPlenty)]
         if not yops:
             return None
+        # A function of the goals (which follow the hand) and the choices: the
+        # same bot holding the card meets them again at each decision of a turn.
+        key = ("yop", id(goals))
+        choices = tuple(yops)
+        known = ctx.st.memo.get(key)
+        if known is not None and known[0] is goals and known[1] == choices:
+            choice: Action | None = known[2]
+            return choice
+        choice = self._choose_plenty(ctx, yops, goals)
+        ctx.st.remember(key, (goals, choices, choice))
+        return choice
+
+    def _choose_plenty(self, ctx: _Ctx, yops: Sequence[PlayYearOfPlenty],
+                       goals: Sequence[_Goal]) -> Action | None:
         best: Action | None = None
         best_v = -1e9
         complete = False
@@ -1623,8 +1713,7 @@ class HeuristicBot(Bot):
 
     def _robber_scores(self, ctx: _Ctx) -> dict[int, float]:
         """How good each hex is for the robber (remembered by what it depends on)."""
-        key = ("robber", ctx.position(), ctx.me, tuple(ctx.vps), tuple(ctx.cards),
-               tuple(ctx.devs))
+        key = ("robber", ctx.position(), ctx.me, *ctx.vps, *ctx.cards, *ctx.devs)
         known: dict[int, float] | None = ctx.st.memo.get(key)
         if known is None:
             known = self._score_robber(ctx)
@@ -1633,38 +1722,61 @@ class HeuristicBot(Bot):
 
     def _score_robber(self, ctx: _Ctx) -> dict[int, float]:
         scores: dict[int, float] = {}
-        st = ctx.st
-        opp = ctx.opponents()
-        lead = ctx.leader() if opp else -1
+        lead = ctx.leader() if ctx.n > 1 else -1
+        cards_of = ctx.cards
+        for h, s, victims in self._robber_base(ctx, lead):
+            steal = 0.0
+            for o in victims:
+                cards = int(cards_of[o])
+                if cards:
+                    steal = max(steal, 1.2 + 0.12 * min(cards, 10) + (0.5 if o == lead else 0))
+            scores[h] = s + steal
+        return scores
+
+    def _robber_base(self, ctx: _Ctx, lead: int) -> list[tuple[int, float, list[int]]]:
+        """(hex, the robber's value there but for stealing, the opponents with a
+        building there, in node order) for every hex but the robber's: a
+        function of the position, the points and the leader, not the hands."""
+        key = ("robber_base", ctx.position(), ctx.me, lead, tuple(ctx.vps))
+        known: list[tuple[int, float, list[int]]] | None = ctx.st.memo.get(key)
+        if known is not None:
+            return known
+        known = []
+        me = ctx.me
+        vps = ctx.vps
+        owner = ctx.owner
+        level = ctx.level
+        n = ctx.n
+        pips = ctx.st.hex_pips
         for h in range(19):
             if h == ctx.robber:
                 continue
-            p = st.hex_pips[h]
+            p = pips[h]
             s = 0.0
-            steal = 0.0
+            victims: list[int] = []
             for node in HEX_NODES[h]:
-                o = ctx.owner.get(node)
-                if o is None:
+                o = owner.get(node, n)
+                if o >= n:
                     continue
-                lv = ctx.level[node]
-                if o == ctx.me:
+                lv = level[node]
+                if o == me:
                     s -= 6.0 + 2.0 * lv * p
-                elif o < ctx.n:
-                    w = 1.0 + 0.15 * ctx.vps[o] + (0.6 if o == lead else 0.0)
+                else:
+                    w = 1.0 + 0.15 * vps[o] + (0.6 if o == lead else 0.0)
                     s += lv * p * w * 0.5
-                    cards = int(ctx.cards[o])
-                    if cards:
-                        steal = max(steal, 1.2 + 0.12 * min(cards, 10) + (0.5 if o == lead else 0))
-            scores[h] = s + steal
-        return scores
+                    victims.append(o)
+            known.append((h, s, victims))
+        ctx.st.remember(key, known)
+        return known
 
     def _move_robber(self, ctx: _Ctx, legal: Sequence[Action]) -> Action | None:
         scores = self._robber_scores(ctx)
         best: Action | None = None
         best_v = -1e9
+        draw = self._draws()
         for a in legal:
             if isinstance(a, MoveRobber):
-                v = scores.get(a.hex, -1e6) + self._jitter()
+                v = scores.get(a.hex, -1e6) + draw() * 0.01
                 if v > best_v:
                     best, best_v = a, v
         return best

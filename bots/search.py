@@ -105,7 +105,8 @@ overrun check, the heuristic's own move and the caller's overhead)."""
 _GAME_OVER = Phase.GAME_OVER.value
 _SETUP = (Phase.SETUP_SETTLEMENT.value, Phase.SETUP_ROAD.value)
 _MAX_STEPS = 600
-_MAIN = Phase.MAIN.value
+_DISCARD = Phase.DISCARD.value
+_TRADE = Phase.TRADE.value
 _UNLISTED = (OfferTrade, CounterOffer)
 """What a rollout bot may answer that ``legal_actions`` does not list."""
 
@@ -442,12 +443,13 @@ def rollout_step(s: GameState, bots: Sequence[HeuristicBot], dice: Sequence[int]
     of them used so far; in the 2-player game a second roll that must differ
     from the first is left to the game's generator). Returns how many dice
     are used now."""
-    seat = to_act(s)[0]
+    ph = s.phase
+    seat = to_act(s)[0] if ph in (_DISCARD, _TRADE) else s.current
     a = forced(s, seat)  # the roll needs no list
     if a is None:
         legal = legal_actions(s, seat)
-        if len(legal) == 1 and s.phase != _MAIN:
-            a = legal[0]
+        if len(legal) == 1:
+            a = legal[0]  # as every heuristic bot takes it (HeuristicBot.act_state)
         else:
             a = bots[seat].act_state(s, seat, legal)
             if type(a) in _UNLISTED:  # offers and counter-offers: checked
