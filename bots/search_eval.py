@@ -6,10 +6,12 @@ variety, harbors, room to expand, development cards, hand size, …) and turns
 the scores into win probabilities with a softmax over the seats (a
 conditional logit). The weights (:data:`WEIGHTS`) were fitted by maximum
 likelihood on positions from heuristic self-play games (features at the start
-of a turn → who won that game); ``python -m bots.search_fit --games 1000``
-plays the games and fits them again (pure Python, no dependencies).
-:func:`setup_win_probabilities` does the same for openings alone, once set-up
-is over (:data:`SETUP_WEIGHTS`, ``--setup``).
+of a turn → who won that game); ``python -m bots.search_fit --games 1000
+--seed 777 --write`` plays the games, fits them again (pure Python, no
+dependencies) and writes them to the weights file :data:`WEIGHTS_FILE`, which
+is loaded, and checked, on import. :func:`setup_win_probabilities` does the
+same for openings alone, once set-up is over (:data:`SETUP_WEIGHTS`,
+``--setup``).
 
 The evaluation reads a full :class:`GameState`. The search bot only ever
 calls it on *sampled* states (:func:`protocol.rules.sample_state`), never on
@@ -18,8 +20,10 @@ the real one.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
+from importlib import resources
 
 from protocol.rules import GameState, Phase
 from protocol.rules.board import DESERT, NODE_HEXES, NODE_NODES, pips
@@ -31,13 +35,44 @@ FEATURE_NAMES: tuple[str, ...] = (
     "harbors", "spots", "spot_pips",
 )
 
-WEIGHTS: tuple[float, ...] = (
-    0.4937, 0.6386, 0.0052, 0.0293, 0.0171, 0.0347, 0.0369, 0.0759, 0.0435, -0.0462,
-    0.4366, -0.0487, -0.0830, 0.0816, 0.1137, 0.4684, 0.1580, 0.0178,
-)
-"""Fitted on 1000 four-player heuristic self-play games
-(``python -m bots.search_fit --games 1000 --seed 777``; held-out log-loss 1.151,
-uniform 1.386)."""
+WEIGHTS_FILE = "search_weights.json"
+"""The fitted weights of both models, with how each was made: package data
+next to this module, written by ``python -m bots.search_fit ... --write``."""
+WEIGHTS_FORMAT = "kaitaku-search-weights/1"
+
+
+def load_weights(text: str, model: str, names: Sequence[str]) -> tuple[float, ...]:
+    """The weights of ``model`` ("win" or "setup") in the weights file's
+    ``text``, checked: the file's format, the model's feature names (they
+    must be ``names``, in order) and one finite number per feature. A file
+    that does not pass raises ``ValueError`` saying what is wrong."""
+    try:
+        doc = json.loads(text)
+    except ValueError as e:
+        raise ValueError(f"{WEIGHTS_FILE}: not JSON ({e})") from None
+    if not isinstance(doc, dict) or doc.get("format") != WEIGHTS_FORMAT:
+        raise ValueError(f"{WEIGHTS_FILE}: not a {WEIGHTS_FORMAT} file")
+    models = doc.get("models")
+    entry = models.get(model) if isinstance(models, dict) else None
+    if not isinstance(entry, dict):
+        raise ValueError(f"{WEIGHTS_FILE}: no {model!r} model")
+    if entry.get("features") != list(names):
+        raise ValueError(f"{WEIGHTS_FILE}: the {model!r} model's features are not "
+                         f"{', '.join(names)}")
+    weights = entry.get("weights")
+    if not (isinstance(weights, list) and len(weights) == len(names) and all(
+            type(w) in (int, float) and math.isfinite(w) for w in weights)):
+        raise ValueError(f"{WEIGHTS_FILE}: the {model!r} model needs {len(names)} "
+                         "finite numbers as weights")
+    return tuple(float(w) for w in weights)
+
+
+_WEIGHTS_TEXT = resources.files(__package__).joinpath(WEIGHTS_FILE).read_text("utf-8")
+
+WEIGHTS: tuple[float, ...] = load_weights(_WEIGHTS_TEXT, "win", FEATURE_NAMES)
+"""The win model, fitted on 1000 four-player heuristic self-play games
+(``python -m bots.search_fit --games 1000 --seed 777 --write``; held-out
+log-loss 1.151, uniform 1.386; the file records the command and the fit)."""
 
 _PIPS = tuple(pips(n) for n in range(13))
 
@@ -143,17 +178,15 @@ SETUP_FEATURE_NAMES: tuple[str, ...] = (
     "total", "least", "most",
 )
 
-SETUP_WEIGHTS: tuple[float, ...] = (
-    -0.0529, -0.0268, 0.0044, 0.0324, 0.0304, -0.4748, -0.0298, 0.0849, 0.0876, 0.3024,
-    0.1475, 0.1641, 0.0332, -0.0001, 0.7570, -0.0125, -0.0247, -0.0025,
-)
-"""Fitted on the openings of 6000 four-player heuristic self-play games in which
-each set-up settlement is, half of the time, one of the six best by the
-heuristic's own score picked at random, so that the model sees openings other
-than the heuristic's (``python -m bots.search_fit --setup --explore --games 6000
---seed 50000``; held-out log-loss 1.303, uniform 1.386: an opening decides a
-little of a game, not all of it). ``sqrt_prod`` (diminishing returns of one
-resource) carries most of the production's weight."""
+SETUP_WEIGHTS: tuple[float, ...] = load_weights(_WEIGHTS_TEXT, "setup", SETUP_FEATURE_NAMES)
+"""The opening model, fitted on the openings of 6000 four-player heuristic
+self-play games in which each set-up settlement is, half of the time, one of
+the six best by the heuristic's own score picked at random, so that the model
+sees openings other than the heuristic's (``python -m bots.search_fit --setup
+--explore --games 6000 --seed 50000 --write``; held-out log-loss 1.303,
+uniform 1.386: an opening decides a little of a game, not all of it).
+``sqrt_prod`` (diminishing returns of one resource) carries most of the
+production's weight."""
 
 
 def setup_features(s: GameState, q: int) -> list[float]:

@@ -4,18 +4,25 @@
 records every seat's features at the start of every other turn with the game's
 winner, and fits the conditional-logit weights (:data:`bots.search_eval.WEIGHTS`)
 by Newton's method; ``--setup`` records the openings once set-up is over and
-fits :data:`bots.search_eval.SETUP_WEIGHTS`. It prints the weights to paste
-into :mod:`bots.search_eval` and the held-out log-loss. Pure Python.
+fits :data:`bots.search_eval.SETUP_WEIGHTS`. It prints the weights and the
+held-out log-loss (the last fifth of the positions, after a seeded shuffle);
+``--write`` also stores them, with the command and the fit's numbers, in the
+weights file (:data:`bots.search_eval.WEIGHTS_FILE`) the search bot loads.
+The games and the fit depend only on the arguments: the same command on the
+same code writes the same weights. Pure Python.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import random
+import subprocess
 import sys
 import time
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from protocol.rules import GameState, Phase, Settings
@@ -26,6 +33,8 @@ from .search_eval import (
     SETUP_FEATURE_NAMES,
     SETUP_WEIGHTS,
     WEIGHTS,
+    WEIGHTS_FILE,
+    WEIGHTS_FORMAT,
     features,
     setup_features,
 )
@@ -159,6 +168,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--explore", action="store_true",
                    help="vary the set-up settlements (random among each seat's six best half "
                         "of the time)")
+    p.add_argument("--write", action="store_true",
+                   help=f"store the weights in bots/{WEIGHTS_FILE} (the search bot's)")
+    p.add_argument("--file", type=Path, default=None,
+                   help="the weights file to write (default: the search bot's)")
     args = p.parse_args(argv)
     t = time.perf_counter()
     data = collect(args.games, args.players, args.seed, setup=args.setup,
@@ -177,7 +190,46 @@ def main(argv: Sequence[str] | None = None) -> int:
     names = SETUP_FEATURE_NAMES if args.setup else FEATURE_NAMES
     for name, x in zip(names, w, strict=True):
         print(f"  {name:>10}: {x:+.4f}", file=sys.stderr)
+    if args.write or args.file is not None:
+        path = args.file or Path(__file__).with_name(WEIGHTS_FILE)
+        command = ["python -m bots.search_fit", f"--games {args.games}", f"--seed {args.seed}"]
+        if args.players != 4:
+            command.append(f"--players {args.players}")
+        command += [flag for flag, on in (("--setup", args.setup), ("--explore", args.explore))
+                    if on]
+        write_weights(path, "setup" if args.setup else "win", names, w, {
+            "fitted_by": " ".join([*command, "--write"]), "players": n, "games": args.games,
+            "seed": args.seed, "setup": args.setup, "explore": args.explore,
+            "positions": len(data), "heldout_log_loss": round(log_loss(test, w), 4),
+            "uniform_log_loss": round(math.log(n), 4), "heuristic_commit": _commit()})
+        print(f"written to {path}", file=sys.stderr)
     return 0
+
+
+def write_weights(path: Path, model: str, names: Sequence[str], weights: Sequence[float],
+                  facts: Mapping[str, Any]) -> None:
+    """Store ``model``'s weights (rounded to 4 decimals) and ``facts`` in the
+    weights file at ``path``, keeping its other models; atomically."""
+    doc: dict[str, Any] = {"format": WEIGHTS_FORMAT, "models": {}}
+    if path.exists():
+        old = json.loads(path.read_text("utf-8"))
+        if isinstance(old, dict) and isinstance(old.get("models"), dict):
+            doc["models"] = old["models"]
+    doc["models"][model] = {"features": list(names),
+                            "weights": [round(x, 4) for x in weights], **facts}
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(doc, indent=1) + "\n", "utf-8")
+    tmp.replace(path)
+
+
+def _commit() -> str | None:
+    """The checkout's commit (whose heuristic played the games), if git knows it."""
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                             text=True, cwd=Path(__file__).parent, timeout=10, check=True)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None
 
 
 if __name__ == "__main__":
