@@ -58,7 +58,7 @@ from __future__ import annotations
 import itertools
 import random
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -1239,8 +1239,9 @@ class HeuristicBot(Bot):
         planned: list[_Goal] = []
         unmet: _Goal | None = None  # the best goal the hand cannot pay for yet
         big_hand = sum(hand) >= 8
+        kinds = set(map(type, legal))
         for g in goals:
-            action = self._goal_action(ctx, g, legal_set)
+            action = self._goal_action(ctx, g, legal_set, kinds)
             if _covers(remaining, g.step) and action is not None:
                 vp_build = g.kind in ("city", "settlement")
                 harmless = unmet is None or all(
@@ -1258,7 +1259,7 @@ class HeuristicBot(Bot):
             if trade is not None:
                 return trade
         if planned:
-            action = self._goal_action(ctx, planned[0], legal_set)
+            action = self._goal_action(ctx, planned[0], legal_set, kinds)
             if action is not None:
                 return action
         # Nothing to build: thin a big hand before a 7 can halve it.
@@ -1268,11 +1269,16 @@ class HeuristicBot(Bot):
                 return trade
         return end if end in legal_set else self._fallback(legal)
 
-    def _goal_action(self, ctx: _Ctx, g: _Goal, legal_set: set[Action]) -> Action | None:
+    def _goal_action(self, ctx: _Ctx, g: _Goal, legal_set: set[Action],
+                     kinds: Collection[type] | None = None) -> Action | None:
+        """The action that builds towards ``g`` now, if it is legal (``kinds``:
+        the classes in ``legal_set``, to skip looking for what is not there)."""
         if g.kind == "city":
             a: Action = _BUILD_CITY[g.node]  # a city goal always names a node
             if a in legal_set:
                 return a
+            if kinds is not None and BuildCity not in kinds:
+                return None
             cities = [x for x in legal_set if isinstance(x, BuildCity)]
             if cities:
                 return max(cities, key=lambda x: ctx.st.node_pips[x.node])
@@ -1286,6 +1292,8 @@ class HeuristicBot(Bot):
             a = _BUILD_ROAD[g.edge]
             return a if a in legal_set else None
         if g.kind == "lr":
+            if kinds is not None and BuildRoad not in kinds:
+                return None
             options = {x.edge for x in legal_set if isinstance(x, BuildRoad)}
             if not options:
                 return None

@@ -20,7 +20,9 @@ turn; the faster run of each counts):
 - ``search``: ``fast`` with the search bot's rollout policy, in which no
   domestic offer is made (``SearchBot(rollout_trade=False)``, the default).
 
-A random-policy run (no bot thinking) shows the engine's own share.
+A random-policy run (no bot thinking) shows the engine's own share. The
+garbage collector is paused while timing (as the search runs) and collects
+between rollouts; the digest of each end state (the check) is not timed.
 
 ``--reference`` times the ``apply`` path only and imports nothing newer than
 ``apply``, so the same file measures an older checkout::
@@ -28,8 +30,10 @@ A random-policy run (no bot thinking) shows the engine's own share.
     cd OLD_CHECKOUT && PYTHONPATH=. python PATH/TO/kaitaku/bench_rollouts.py --reference
 
 ``--against OLD_CHECKOUT`` does that in a subprocess, in turn with this
-checkout's runs (``--repeat`` times each), and reports the medians and the
-ratios of this checkout's paths to the old ``apply``.
+checkout's runs (``--repeat`` times each), and reports the medians, the
+ratios of this checkout's paths to the old ``apply``, whether ``fast`` ended
+where ``apply`` did, and whether the old ``apply`` ended where this one did
+(only when neither the rules nor the bots changed in between).
 """
 
 from __future__ import annotations
