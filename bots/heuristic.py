@@ -1876,6 +1876,26 @@ class HeuristicBot(Bot):
         return None
 
     def _neutral(self, ctx: _Ctx, legal: Sequence[Action]) -> Action | None:
+        """A neutral player's road or settlement (2-player game): towards the
+        opponent's way, away from ours (the values remembered per position)."""
+        key = ("neutral", ctx.position(), ctx.me, ctx.phase)
+        choices = tuple(legal)
+        known: tuple[tuple[Action, ...], list[float | None]] | None = ctx.st.memo.get(key)
+        if known is None or known[0] != choices:
+            known = (choices, self._neutral_values(ctx, legal))
+            ctx.st.remember(key, known)
+        best_a: Action | None = None
+        best_v = -1e9
+        for a, v in zip(legal, known[1], strict=True):
+            if v is None:
+                continue
+            v += self._jitter()
+            if v > best_v:
+                best_a, best_v = a, v
+        return best_a
+
+    def _neutral_values(self, ctx: _Ctx, legal: Sequence[Action]) -> list[float | None]:
+        """The value of each of ``legal`` for :meth:`_neutral` (None: not a neutral build)."""
         opp = 1 - ctx.me
         w_opp = ctx.weights(opp, _MAIN_WEIGHT)
         w_me = ctx.weights(ctx.me, _MAIN_WEIGHT)
@@ -1899,8 +1919,7 @@ class HeuristicBot(Bot):
                 return 0.0
             return ctx.spot_value(node, seat, w) * _DECAY ** d
 
-        best_a: Action | None = None
-        best_v = -1e9
+        values: list[float | None] = []
         for a in legal:
             if isinstance(a, BuildNeutralSettlement):
                 v = interest(a.node, opp, d_opp, w_opp) - 0.8 * interest(a.node, ctx.me, d_me, w_me)
@@ -1913,11 +1932,10 @@ class HeuristicBot(Bot):
                 for node in EDGE_NODES[a.edge]:
                     v += 1.0 / (1 + d_opp.get(node, 6)) - 1.0 / (1 + d_me.get(node, 6))
             else:
+                values.append(None)
                 continue
-            v += self._jitter()
-            if v > best_v:
-                best_a, best_v = a, v
-        return best_a
+            values.append(v)
+        return values
 
     # -- hand estimates from public events --------------------------------------------------
 
