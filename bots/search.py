@@ -105,8 +105,6 @@ overrun check, the heuristic's own move and the caller's overhead)."""
 _GAME_OVER = Phase.GAME_OVER.value
 _SETUP = (Phase.SETUP_SETTLEMENT.value, Phase.SETUP_ROAD.value)
 _MAX_STEPS = 600
-_DISCARD = Phase.DISCARD.value
-_TRADE = Phase.TRADE.value
 _UNLISTED = (OfferTrade, CounterOffer)
 """What a rollout bot may answer that ``legal_actions`` does not list."""
 
@@ -443,8 +441,7 @@ def rollout_step(s: GameState, bots: Sequence[HeuristicBot], dice: Sequence[int]
     of them used so far; in the 2-player game a second roll that must differ
     from the first is left to the game's generator). Returns how many dice
     are used now."""
-    ph = s.phase
-    seat = to_act(s)[0] if ph in (_DISCARD, _TRADE) else s.current
+    seat = to_act(s)[0]
     a = forced(s, seat)  # the roll needs no list
     if a is None:
         legal = legal_actions(s, seat)
