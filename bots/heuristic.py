@@ -1040,9 +1040,8 @@ class HeuristicBot(Bot):
         for e, o in ctx.edge_owner.items():
             if o != ctx.me:
                 opp_ends.update(EDGE_NODES[e])
-        taken = ctx.owner.keys()
         for node, d in dist.items():
-            if node not in taken and taken.isdisjoint(NODE_NODES[node]):  # free_spot
+            if ctx.free_spot(node):
                 v = ctx.spot_value(node, ctx.me, w)
                 if d and node in opp_ends:
                     v *= 0.6  # an opponent can settle there first

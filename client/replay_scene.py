@@ -103,11 +103,11 @@ class ReplayScene(TableScene):
         """To the start of the next (``delta`` 1) or this or the previous (-1) turn."""
         starts = self.replay.turn_starts()
         if delta > 0:
-            later = [s for s in starts if s > self.shown]
-            self.seek(later[0] if later else self.replay.steps)
+            ahead = [s for s in starts if s > self.shown]
+            self.seek(ahead[0] if ahead else self.replay.steps)
         else:
-            earlier = [s for s in starts if s < self.shown]
-            self.seek(earlier[-1] if earlier else 0)
+            behind = [s for s in starts if s < self.shown]
+            self.seek(behind[-1] if behind else 0)
 
     def toggle_play(self) -> None:
         if self.shown >= self.replay.steps:
