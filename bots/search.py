@@ -102,6 +102,8 @@ from .search_policy import TraderBot
 SAFETY = 0.8
 """Fraction of the budget the search may use (the rest covers the last rollout's
 overrun check, the heuristic's own move and the caller's overhead)."""
+DEEP_BUDGET = 1.0
+"""From this budget (seconds per decision) on, rollouts look two rounds ahead."""
 _GAME_OVER = Phase.GAME_OVER.value
 _SETUP = (Phase.SETUP_SETTLEMENT.value, Phase.SETUP_ROAD.value)
 _MAX_STEPS = 600
@@ -117,7 +119,8 @@ class SearchBot(Bot):
     ``top_k``: candidates per decision, the heuristic's move included.
     ``margin``: how much better (win probability) another candidate must look
     than the heuristic's move to be chosen; ``z`` and ``min_samples``: how sure.
-    ``rounds``: rollout horizon in rounds after the current turn.
+    ``rounds``: rollout horizon in rounds after the current turn (None: by the
+    budget, :meth:`horizon`).
     ``setup_k``, ``setup_margin``: set-up candidates and override threshold.
     ``phases``: search only in these phases (None: all that have choices).
     ``rollout_trade``: the rollout bots make domestic offers (and answer them)
@@ -132,7 +135,7 @@ class SearchBot(Bot):
 
     def __init__(self, budget: float | None = 0.5, seed: int | None = None, *,
                  iterations: int | None = None, top_k: int = 5, margin: float = 0.01,
-                 rounds: int = 1, setup_k: int = 16, z: float = 2.0,
+                 rounds: int | None = None, setup_k: int = 16, z: float = 2.0,
                  setup_margin: float = 0.025, min_samples: int = 6,
                  phases: Sequence[str] | None = None, rollout_trade: bool = False) -> None:
         if budget is None and iterations is None:
@@ -158,6 +161,16 @@ class SearchBot(Bot):
         self.samples = 0
         self.overrides: dict[str, int] = {}
         self._tracker: CardTracker | None = None
+
+    def horizon(self) -> int:
+        """Rounds of rollout after the current turn: ``rounds`` if set, else one
+        below :data:`DEEP_BUDGET` seconds per decision (and without a clock),
+        two from it on. A sample of two rounds costs about twice one of one
+        round; with the time for it, the search sees a round further instead
+        of sharpening the same one-round comparison."""
+        if self.rounds is not None:
+            return self.rounds
+        return 2 if self.budget is not None and self.budget >= DEEP_BUDGET else 1
 
     # -- interface ----------------------------------------------------------------
 
@@ -330,7 +343,7 @@ class SearchBot(Bot):
     def _search(self, view: Mapping[str, Any], cands: list[Action], stop: float) -> Action:
         me = int(view["seat"])
         n = int(view["players"])
-        turns = n * self.rounds + 1
+        turns = n * self.horizon() + 1
         plain = dict(view) if not isinstance(view, dict) else view
         k = len(cands)
         sums = [0.0] * k
