@@ -197,9 +197,10 @@ def probe() -> Isolation:
                      notes=tuple(notes))
 
 
-def _readable_paths() -> list[str]:
+def _readable_paths(argv: Sequence[str] = ()) -> list[str]:
     """What a sandboxed bot may read besides the system: the interpreter, its
-    libraries and this project (so ``{python} -m kaitaku bot`` works)."""
+    libraries, this project (so ``{python} -m kaitaku bot`` works) and any
+    program or script its command line names by an absolute path."""
     prefixes = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
     paths = set(prefixes)
     paths.add(os.path.dirname(os.path.realpath(sys.executable)))
@@ -208,6 +209,9 @@ def _readable_paths() -> list[str]:
         if real and os.path.isdir(real) and any(real.startswith(q + os.sep) for q in prefixes):
             paths.add(real)
     paths.add(str(Path(__file__).resolve().parent.parent))  # the project itself
+    for a in argv:
+        if os.path.isabs(a) and os.path.exists(a):
+            paths.update((a, os.path.realpath(a)))
     out = sorted(p for p in paths if p != "/" and os.path.exists(p))
     # Keep only the outermost of nested paths.
     return [p for p in out if not any(p != q and p.startswith(q + os.sep) for q in out)]
@@ -223,11 +227,16 @@ mkdir -p "$W/.root" "$W/.dev"
 mount -t tmpfs -o mode=1777,size=64m none "$W/.root"  # = TMP_BYTES
 mkdir "$W/.root/work"
 mount --bind "$W" "$W/.root/work"
-for k in $KEEP; do  # what the bot needs that lived under /tmp (e.g. the project)
-  mkdir -p "$W/.root/${k#/tmp/}"
-  mount --bind "$k" "$W/.root/${k#/tmp/}"
-  mount -o remount,bind,ro "$W/.root/${k#/tmp/}"
-done
+# What the bot needs that lived under /tmp (the project, its script), one per line.
+while IFS= read -r k; do
+  [ -n "$k" ] || continue
+  t="$W/.root/${k#/tmp/}"
+  if [ -d "$k" ]; then mkdir -p "$t"; else mkdir -p "$(dirname "$t")"; : > "$t"; fi
+  mount --bind "$k" "$t"
+  mount -o remount,bind,ro "$t"
+done <<KEEP_END
+$KEEP
+KEEP_END
 mount -t tmpfs -o mode=755,size=1m none "$W/.dev"
 for d in null zero full random urandom; do
   touch "$W/.dev/$d"; mount --bind "/dev/$d" "$W/.dev/$d"
@@ -325,13 +334,7 @@ class Sandbox:
                 cmd += ["--ro-bind-try", d, d]
             for f in _ETC_FILES:
                 cmd += ["--ro-bind-try", f, f]
-            readable = _readable_paths()
-            for a in inner:  # a program or script named by path is readable too
-                if os.path.isabs(a) and os.path.exists(a):
-                    for q in {a, os.path.realpath(a)}:
-                        if not any(q == r or q.startswith(r + os.sep) for r in readable):
-                            readable.append(q)
-            for p in readable:
+            for p in _readable_paths(inner):
                 cmd += ["--ro-bind", p, p]
             cmd += ["--bind", str(self.workdir), SANDBOX_HOME, "--chdir", SANDBOX_HOME,
                     "--setenv", "HOME", SANDBOX_HOME, "--setenv", "TMPDIR", "/tmp",
@@ -346,7 +349,7 @@ class Sandbox:
                 base.append("--mount")
                 init = _UNSHARE_ROOT_INIT
             cmd = [*base, "--", "sh", "-c", init, "sh", str(self.workdir), *inner]
-            self._keep = [p for p in _readable_paths() if p.startswith("/tmp/")]
+            self._keep = [p for p in _readable_paths(inner) if p.startswith("/tmp/")]
             return self._in_cgroup(cmd)
         return self._in_cgroup(inner)
 
@@ -384,7 +387,7 @@ class Sandbox:
         limits = self.limits
         command = self.wrap(argv)
         if self._keep:
-            clean_env["KEEP"] = " ".join(self._keep)
+            clean_env["KEEP"] = "\n".join(self._keep)
         with open(self.stderr_path, "wb") as err:
             self.proc = await asyncio.create_subprocess_exec(
                 *command, stdin=connection, stdout=connection, stderr=err,

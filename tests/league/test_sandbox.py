@@ -34,14 +34,20 @@ IDS = [m.tool or "limits-only" for m in MODES]
 
 
 def _run(iso: Isolation, code: str, limits: Limits | None = None,
-         timeout: float = 30.0) -> tuple[str, Sandbox]:
-    """Run ``code`` in a sandbox; return what it wrote to its stdout (the
-    connection) until it closed it, and the (stopped) sandbox."""
+         timeout: float = 30.0, script: Path | None = None) -> tuple[str, Sandbox]:
+    """Run ``code`` in a sandbox (from the file ``script`` if given); return what
+    it wrote to its stdout (the connection) until it closed it, and the
+    (stopped) sandbox."""
     async def main() -> tuple[str, Sandbox]:
         ours, theirs = socket.socketpair()
         box = Sandbox(limits, iso)
+        if script is None:
+            argv = [sys.executable, "-c", textwrap.dedent(code)]
+        else:
+            script.write_text(textwrap.dedent(code))
+            argv = [sys.executable, str(script)]
         try:
-            await box.start([sys.executable, "-c", textwrap.dedent(code)], theirs.fileno())
+            await box.start(argv, theirs.fileno())
             theirs.close()
             reader, writer = await asyncio.open_connection(sock=ours)
             data = await asyncio.wait_for(reader.read(1 << 20), timeout)
@@ -119,6 +125,24 @@ def test_sandboxed_bot_cannot_write_outside_its_directory(iso: Isolation,
     assert out.count("denied") == 3
     if iso.hidden_files:
         assert not Path(box.workdir).exists()  # removed at the end
+
+
+@pytest.mark.parametrize("iso", MODES, ids=IDS)
+def test_a_script_named_by_path_runs_but_its_neighbours_stay_hidden(
+        iso: Isolation, tmp_path: Path) -> None:
+    folder = tmp_path / "my bots"  # a space in the path as well
+    folder.mkdir()
+    (folder / "secret.txt").write_text("organiser's")
+    out, _ = _run(iso, f"""
+        import os
+        print("ran")
+        print("secret", os.path.exists({str(folder / "secret.txt")!r}))
+        """, script=folder / "bot.py")
+    assert "ran" in out
+    if iso.hidden_files or (iso.filesystem and str(tmp_path).startswith("/tmp/")):
+        assert "secret False" in out  # only the script itself was made visible
+    else:
+        assert "secret True" in out
 
 
 @pytest.mark.parametrize("iso", MODES, ids=IDS)
