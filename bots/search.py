@@ -20,8 +20,9 @@ or a city, only other such builds are compared with it.
    public counts.
 2. **Rollouts.** Every candidate is applied to the sample, then all seats play
    on (heuristic bots for the others, the prior's policy for our own seat)
-   for the rest of the turn and one more round, up to
-   the start of the turn after the bot's next one, on the engine's fast path
+   for the rest of the turn and one more round (up to the start of the turn
+   after the bot's next one; two rounds from a budget of 1 s per decision,
+   :meth:`SearchBot.horizon`), on the engine's fast path
    (:func:`protocol.rules.fast.step`: no events, no checks of listed actions)
    with the bots deciding from the sampled state
    (:meth:`bots.heuristic.HeuristicBot.act_state`, the decisions they take on

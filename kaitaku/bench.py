@@ -295,7 +295,7 @@ def _bots_game(job: tuple[str, str, int, int, int, float | None, bool]
 def bench_bots(games: int, bots: list[str], seed: int, players: int = 4,
                opponents: list[str] | None = None,
                budget: float | None = None, workers: int = 1,
-               trade: bool = True) -> dict[str, Any]:
+               trade: bool = True, first: int = 0) -> dict[str, Any]:
     """Each bot against ``players - 1`` copies of each other bot, seats rotated.
 
     ``opponents``: play each of ``bots`` only against these (default: the
@@ -305,7 +305,10 @@ def bench_bots(games: int, bots: list[str], seed: int, players: int = 4,
     tokens, double roll). ``workers``: games played in that many processes;
     every game's seeds depend only on ``seed`` and its number, so the results
     do not depend on ``workers`` (for bots that do not read the clock).
-    ``trade=False``: every bot makes no domestic offers or proposals."""
+    ``trade=False``: every bot makes no domestic offers or proposals.
+    ``first``: the number of the first game (games ``first`` to
+    ``first + games - 1`` are played), so that a long run can be played in
+    parts, or extended, with the same games."""
     villains = bots if opponents is None else opponents
     times: dict[str, list[float]] = {b: [] for b in [*bots, *villains]}  # microseconds
     pairings = []
@@ -320,7 +323,7 @@ def bench_bots(games: int, bots: list[str], seed: int, players: int = 4,
             for villain in villains:
                 if villain == hero:
                     continue
-                jobs = [(hero, villain, players, seed, g, budget, trade) for g in range(games)]
+                jobs = [(hero, villain, players, seed, g, budget, trade) for g in range(first, first + games)]
                 results = (list(pool.map(_bots_game, jobs)) if pool is not None
                            else [_bots_game(j) for j in jobs])
                 wins = 0
@@ -332,6 +335,7 @@ def bench_bots(games: int, bots: list[str], seed: int, players: int = 4,
                     "bot": hero,
                     "opponents": [villain] * (players - 1),
                     "games": games,
+                    "first": first,
                     "wins": wins,
                     "win_rate": round(wins / games, 4),
                     "ci95": list(wilson_interval(wins, games)),
@@ -356,8 +360,8 @@ def bench_bots(games: int, bots: list[str], seed: int, players: int = 4,
 
 def main_bots(games: int, bots: list[str], seed: int, as_json: bool,
               opponents: list[str] | None = None, budget: float | None = None,
-              players: int = 4, workers: int = 1, trade: bool = True) -> int:
-    result = bench_bots(games, bots, seed, players, opponents, budget, workers, trade)
+              players: int = 4, workers: int = 1, trade: bool = True, first: int = 0) -> int:
+    result = bench_bots(games, bots, seed, players, opponents, budget, workers, trade, first)
     if as_json:
         print(json.dumps(result))
         return 0

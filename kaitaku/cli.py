@@ -37,7 +37,8 @@ def _bench_bots(args: argparse.Namespace) -> int:
     if args.opponents is not None:
         opponents = [b for b in args.opponents.split(",") if b]
     return main_bots(args.games, [b for b in args.bots.split(",") if b], args.seed, args.json,
-                     opponents, args.budget, args.players, args.workers, not args.no_trade)
+                     opponents, args.budget, args.players, args.workers, not args.no_trade,
+                     args.first)
 
 
 def _bench_rollouts(args: argparse.Namespace) -> int:
@@ -165,14 +166,22 @@ def _bench_client(args: argparse.Namespace) -> int:
     return 0
 
 
-def _positive_int(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError("the number must be at least 1")
-    return n
+def _whole_number(least: int) -> Callable[[str], int]:
+    """An argparse type: a whole number of at least ``least``."""
+    def parse(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if n < least:
+            raise argparse.ArgumentTypeError(f"the number must be at least {least}")
+        return n
+
+    return parse
+
+
+_positive_int = _whole_number(1)
+_natural = _whole_number(0)
 
 
 def _positive_number(noun: str) -> Callable[[str], float]:
@@ -504,6 +513,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="domestic trade off for every bot: no offers, counter-offers "
                             "or proposals (the bank only)")
     bbots.add_argument("--seed", type=int, default=1)
+    bbots.add_argument("--first", type=_natural, default=0, metavar="G",
+                       help="number of the first game: play games G to G+GAMES-1 (game g "
+                            "has the same seeds in every run, so a run can be played in parts)")
     bbots.add_argument("--json", action="store_true", help="print one JSON object")
     bbots.set_defaults(func=_bench_bots)
     bdup = bsub.add_parser("duplicate", help="games needed to separate two bots: duplicate "

@@ -96,6 +96,13 @@ def test_bench_bots_two_players_in_two_processes_plays_the_same_games(
     assert p1["opponents"] == ["greedy"]
     assert len(p1["won"]) == 4 and p1["wins"] == sum(p1["won"])
     assert p1["won"] == p2["won"]  # the games do not depend on the processes
+    # Games 2 and 3 again, on their own: a run played in parts is the same run.
+    assert main([*args[:2], "--games", "2", "--first", "2", *args[4:]]) == 0
+    (part,) = json.loads(capsys.readouterr().out)["pairings"]
+    assert part["first"] == 2 and part["won"] == p1["won"][2:]
+    with pytest.raises(SystemExit):
+        main([*args, "--first", "-1"])
+    assert "at least 0" in capsys.readouterr().err
     assert set(two["decision_ms"]) == {"heuristic", "greedy"}
     assert all(d["mean"] <= d["p99"] <= d["max"] for d in two["decision_ms"].values())
 
