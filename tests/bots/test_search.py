@@ -275,6 +275,31 @@ def test_rollouts_make_no_domestic_offer_unless_asked(monkeypatch: pytest.Monkey
         assert any(offered) == trade
 
 
+def test_the_rollout_horizon_grows_with_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One round after the current turn below 1 s per decision (and without a
+    clock), two from 1 s on; ``rounds`` overrides both."""
+    assert [SearchBot(b).horizon() for b in (0.1, 0.5, 0.99, 1.0, 2.0)] == [1, 1, 1, 2, 2]
+    assert SearchBot(None, iterations=2).horizon() == 1
+    assert SearchBot(2.0, rounds=1).horizon() == 1 and SearchBot(0.5, rounds=3).horizon() == 3
+    s, seat = _midgame(5)
+    view = observe(s, seat)
+    legal = legal_actions(s, seat)
+    for budget, turns in ((0.5, 4 + 1), (2.0, 2 * 4 + 1)):
+        bot = SearchBot(budget, 1, iterations=3)
+        bot.raise_errors = True
+        seen: list[int] = []
+
+        def record(base: GameState, first: Action, me: int, t: int, *rest: object,
+                   seen: list[int] = seen) -> float:
+            seen.append(t)
+            return 0.5
+
+        monkeypatch.setattr(bot, "_simulate", record)
+        default = bot.prior.act(view, legal)
+        bot._search(view, bot._candidates(view, legal, default), float("inf"))
+        assert seen and set(seen) == {turns}  # turn changes to play out
+
+
 def test_bench_rollouts_against_an_older_checkout(capsys: pytest.CaptureFixture[str]) -> None:
     """``--against`` runs the reference in another checkout (here this one) in
     turn with this checkout's paths: the fast path ends where apply does."""
