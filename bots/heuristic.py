@@ -186,6 +186,10 @@ def _add(a: Sequence[int], b: Sequence[int], k: int = 1) -> list[int]:
     return [x + k * y for x, y in zip(a, b, strict=False)]
 
 
+_Pieces = tuple[int, dict[int, int], dict[int, int], dict[int, int]]
+"""The pieces on the board: their number, owners and levels by node, owners by edge."""
+_NO_PROD = (0.0, 0.0, 0.0, 0.0, 0.0)
+"""The production of a seat with no buildings."""
 _Board = tuple[dict[int, int], dict[int, int], dict[int, int], list[list[float]], int]
 """Owners and levels by node, owners by edge, production by seat, position number."""
 _position_ids = itertools.count()
@@ -229,8 +233,9 @@ class _Static:
         """Results that depend on the position only (pieces and robber), by position."""
         self.goals: dict[tuple[Any, ...], list[_Goal]] = {}
         """The goals of a seat, by the facts they depend on (:meth:`HeuristicBot._goals`)."""
-        self.last: tuple[GameState, tuple[int, ...], _Board] | None = None
-        """The state last read (:meth:`_Ctx.of_state`), its pieces and robber, its board."""
+        self.last: tuple[GameState, tuple[int, ...], int, _Pieces, _Board] | None = None
+        """The state last read (:meth:`_Ctx.of_state`): its pieces left, its robber,
+        the pieces on its board and the board with the robber."""
         self.positions: dict[tuple[Any, ...], int] = {}
         """A small number for each position met (see :meth:`_Ctx.position`)."""
 
@@ -291,7 +296,8 @@ class _Ctx:
                  "vps", "cards", "devs", "knights", "road_lens", "neutral_road_lens", "tokens",
                  "owed", "my_vp", "my_devs", "playable", "lr", "la", "dev_deck", "domestic",
                  "trade", "proposals", "setup_node", "give_back", "_dist", "_parent",
-                 "_numbers", "_position", "_buildings", "_roads", "goals_memo", "rates_memo")
+                 "_numbers", "_spots", "_position", "_pieces_id", "_buildings", "_roads",
+                 "goals_memo", "rates_memo")
 
     st: _Static
     me: int
@@ -339,7 +345,9 @@ class _Ctx:
     _dist: dict[int, dict[int, int]]
     _parent: dict[int, dict[int, int]]
     _numbers: dict[int, set[int]]
+    _spots: dict[int, tuple[list[float], set[int], dict[int, float]]]
     _position: int | None
+    _pieces_id: int | None
     _buildings: Sequence[Sequence[int]]
     _roads: Sequence[Sequence[int]]
     goals_memo: list[_Goal] | None
@@ -354,6 +362,7 @@ class _Ctx:
         self._dist = {}
         self._parent = {}
         self._numbers = {}
+        self._spots = {}
         self.goals_memo = None
         self.rates_memo = None
 
@@ -411,6 +420,7 @@ class _Ctx:
         c.prod = _production(st, n, owner, level, c.robber)
         c.my_prod = c.prod[me]
         c._position = None
+        c._pieces_id = None
         return c
 
     @classmethod
@@ -440,7 +450,7 @@ class _Ctx:
         c.tokens = s.tokens
         c.owed = s.discard_owed[seat]
         c.pieces = s.pieces[seat]
-        c.neutral_road_lens = s.road_len[n:s.settings.owners]
+        c.neutral_road_lens = s.road_len[n:]  # one length per owner
         c.target = s.settings.vp_target
         c.robber = s.robber
         c.bank = s.bank[:]
@@ -458,47 +468,72 @@ class _Ctx:
         c.proposals = props
         c.setup_node = s.setup_node if s.phase == _SETUP_ROAD else -1
         c.give_back = s.give_back
-        # The pieces left (and the robber) tell whether anything was built on
-        # this same state object since the last look: a road, a settlement
-        # or a city always changes them, for good.
+        # The pieces left tell whether anything was built on this same state
+        # object since the last look: a road, a settlement or a city always
+        # changes them, for good. The board read from the pieces serves every
+        # robber hex; the production and the position number follow the robber.
         pieces = s.pieces
         if len(pieces) == 4:
             p0, p1, p2, p3 = pieces
-            sig: tuple[int, ...] = (s.robber, *p0, *p1, *p2, *p3)
+            sig: tuple[int, ...] = (*p0, *p1, *p2, *p3)
         else:
-            sig = (s.robber, *(x for q in pieces for x in q))
+            sig = tuple(x for q in pieces for x in q)
+        robber = s.robber
         last = st.last
         if last is not None and last[0] is s and last[1] == sig:
-            c.owner, c.level, c.edge_owner, c.prod, c._position = last[2]
-            c.my_prod = c.prod[seat]
-            return c
-        key = (n, s.robber, tuple(s.node_owner), tuple(s.node_level), tuple(s.edge_owner))
+            board = last[3]
+            if last[2] == robber:
+                c.owner, c.level, c.edge_owner, c.prod, c._position = last[4]
+                c.my_prod = c.prod[seat]
+                c._pieces_id = board[0]
+                return c
+        else:
+            bkey = ("pieces", n, tuple(s.node_owner), tuple(s.node_level), tuple(s.edge_owner))
+            found: _Pieces | None = st.memo.get(bkey)
+            if found is not None:
+                board = found
+            else:
+                owner: dict[int, int] = {}
+                level: dict[int, int] = {}
+                levels = s.node_level
+                for node, o in enumerate(s.node_owner):
+                    if o >= 0:
+                        owner[node] = o
+                        level[node] = levels[node]
+                edge_owner = {e: o for e, o in enumerate(s.edge_owner) if o >= 0}
+                board = (st.position_id(bkey), owner, level, edge_owner)
+                st.remember(bkey, board)
+        key = ("at", board[0], robber)
         known: _Board | None = st.memo.get(key)
         if known is None:
-            owner: dict[int, int] = {}
-            level: dict[int, int] = {}
-            levels = s.node_level
-            for node, o in enumerate(s.node_owner):
-                if o >= 0:
-                    owner[node] = o
-                    level[node] = levels[node]
-            edge_owner = {e: o for e, o in enumerate(s.edge_owner) if o >= 0}
-            known = (owner, level, edge_owner, _production(st, n, owner, level, s.robber),
+            _, owner, level, edge_owner = board
+            known = (owner, level, edge_owner, _production(st, n, owner, level, robber),
                      st.position_id(key))
             st.remember(key, known)
-        st.last = (s, sig, known)
+        st.last = (s, sig, robber, board, known)
         c.owner, c.level, c.edge_owner, c.prod, c._position = known
         c.my_prod = c.prod[seat]
+        c._pieces_id = board[0]
         return c
 
     def position(self) -> int:
         """The players, the pieces on the board and the robber, as a number (one
-        per position, :meth:`_Static.position_id`): what the roads' distances
-        and the settlement spots' values depend on."""
+        per position, :meth:`_Static.position_id`): what the settlement spots'
+        values and the robber's hexes depend on."""
         pid = self._position
         if pid is None:
             pid = self._position = self.st.position_id((
                 self.n, self.robber, *(n * 64 + o * 4 + lv for n, o, lv in self._buildings),
+                -1, *(e * 8 + o for e, o in self._roads)))
+        return pid
+
+    def pieces_id(self) -> int:
+        """The players and the pieces on the board, as a number: :meth:`position`
+        but for the robber (what the roads' distances depend on)."""
+        pid = self._pieces_id
+        if pid is None:
+            pid = self._pieces_id = self.st.position_id((
+                "pieces", self.n, *(n * 64 + o * 4 + lv for n, o, lv in self._buildings),
                 -1, *(e * 8 + o for e, o in self._roads)))
         return pid
 
@@ -537,7 +572,7 @@ class _Ctx:
         d = self._dist.get(seat)
         if d is not None:
             return d
-        key = ("dist", seat, self.position())
+        key = ("dist", seat, self.pieces_id())
         known: tuple[dict[int, int], dict[int, int]] | None = self.st.memo.get(key)
         if known is not None:
             self._dist[seat], self._parent[seat] = known
@@ -642,6 +677,29 @@ class _Ctx:
             v += 0.9 + 0.04 * sum(have)
         elif hb >= 0:
             v += min(3.0, 0.3 * (have[hb] + prod[hb]))
+        return v
+
+    def main_spot(self, n: int, seat: int) -> float:
+        """``spot_value(n, seat, weights(seat, _MAIN_WEIGHT))``, remembered by
+        what it depends on: ``seat``'s production and dice numbers, and for a
+        spot next to the robber, the robber (not remembered)."""
+        spots = self._spots.get(seat)
+        if spots is None:
+            nums = self.numbers_of(seat)
+            have = self.prod[seat] if seat < self.n else _NO_PROD
+            key = ("spots", seat, *have, *sorted(nums))
+            spots = self.st.memo.get(key)
+            if spots is None:
+                spots = (self.weights(seat, _MAIN_WEIGHT), nums, {})
+                self.st.remember(key, spots)
+            self._spots[seat] = spots
+        w, nums, values = spots
+        robber = self.robber
+        if robber in NODE_HEXES[n] and robber != self.st.desert:
+            return self.spot_value(n, seat, w, None, nums)
+        v = values.get(n)
+        if v is None:
+            v = values[n] = self.spot_value(n, seat, w, None, nums)
         return v
 
     def numbers_of(self, seat: int) -> set[int]:
@@ -1033,16 +1091,17 @@ class HeuristicBot(Bot):
         known: list[tuple[float, int, int]] | None = ctx.st.memo.get(key)
         if known is not None:
             return known
-        dist = ctx.dist(ctx.me)
-        w = ctx.weights(ctx.me, _MAIN_WEIGHT)
+        me = ctx.me
+        dist = ctx.dist(me)
         out = []
         opp_ends: set[int] = set()
         for e, o in ctx.edge_owner.items():
-            if o != ctx.me:
+            if o != me:
                 opp_ends.update(EDGE_NODES[e])
+        spot = ctx.main_spot
         for node, d in dist.items():
             if ctx.free_spot(node):
-                v = ctx.spot_value(node, ctx.me, w)
+                v = spot(node, me)
                 if d and node in opp_ends:
                     v *= 0.6  # an opponent can settle there first
                 out.append((v * _DECAY ** d, node, d))
@@ -1092,7 +1151,7 @@ class HeuristicBot(Bot):
     def _lr_edge(self, ctx: _Ctx, options: set[int]) -> int:
         """The road among ``options`` that lengthens our longest road most (-1:
         none does); remembered by position and options."""
-        key = ("lr_edge", ctx.position(), ctx.me, tuple(sorted(options)))
+        key = ("lr_edge", ctx.pieces_id(), ctx.me, tuple(sorted(options)))
         known: int | None = ctx.st.memo.get(key)
         if known is None:
             known = self._longest_edge(ctx, options)
@@ -1240,16 +1299,17 @@ class HeuristicBot(Bot):
         big_hand = sum(hand) >= 8
         kinds = set(map(type, legal))
         for g in goals:
-            action = self._goal_action(ctx, g, legal_set, kinds)
-            if _covers(remaining, g.step) and action is not None:
+            if not _covers(remaining, g.step):
+                if unmet is None:
+                    unmet = g
+                continue
+            if self._goal_action(ctx, g, legal_set, kinds) is not None:
                 vp_build = g.kind in ("city", "settlement")
                 harmless = unmet is None or all(
                     g.step[r] <= max(0, remaining[r] - unmet.full[r]) for r in range(5))
                 if vp_build or harmless or big_hand:
                     planned.append(g)
                     remaining = _add(remaining, g.step, -1)
-            elif unmet is None and not _covers(remaining, g.step):
-                unmet = g
 
         # Trades come before builds (strict phases close trading after a build):
         # they only use what the planned builds leave over.
