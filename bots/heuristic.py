@@ -186,8 +186,9 @@ def _add(a: Sequence[int], b: Sequence[int], k: int = 1) -> list[int]:
     return [x + k * y for x, y in zip(a, b, strict=False)]
 
 
-_Pieces = tuple[int, dict[int, int], dict[int, int], dict[int, int]]
-"""The pieces on the board: their number, owners and levels by node, owners by edge."""
+_Pieces = tuple[int, dict[int, int], dict[int, int], dict[int, int], list[list[float]]]
+"""The pieces on the board: their number, owners and levels by node, owners by
+edge, production by seat with no hex robbed."""
 _NO_PROD = (0.0, 0.0, 0.0, 0.0, 0.0)
 """The production of a seat with no buildings."""
 _Board = tuple[dict[int, int], dict[int, int], dict[int, int], list[list[float]], int]
@@ -282,6 +283,21 @@ def _production(st: _Static, n: int, owner: Mapping[int, int], level: Mapping[in
             t = terrain[h]
             if t != DESERT and h != robber:
                 row[t] += hex_pips[h] * lv
+    return prod
+
+
+def _robbed(st: _Static, n: int, free: list[list[float]], owner: Mapping[int, int],
+            level: Mapping[int, int], robber: int) -> list[list[float]]:
+    """:func:`_production` with the robber on ``robber``, from the production
+    ``free`` with no hex robbed (pips are whole numbers: the same floats)."""
+    prod = [row[:] for row in free]
+    t = st.terrain[robber]
+    if t != DESERT:
+        p = st.hex_pips[robber]
+        for node in HEX_NODES[robber]:
+            seat = owner.get(node, n)
+            if seat < n:
+                prod[seat][t] -= p * level[node]
     return prod
 
 
@@ -501,13 +517,14 @@ class _Ctx:
                         owner[node] = o
                         level[node] = levels[node]
                 edge_owner = {e: o for e, o in enumerate(s.edge_owner) if o >= 0}
-                board = (st.position_id(bkey), owner, level, edge_owner)
+                board = (st.position_id(bkey), owner, level, edge_owner,
+                         _production(st, n, owner, level, -1))
                 st.remember(bkey, board)
         key = ("at", board[0], robber)
         known: _Board | None = st.memo.get(key)
         if known is None:
-            _, owner, level, edge_owner = board
-            known = (owner, level, edge_owner, _production(st, n, owner, level, robber),
+            _, owner, level, edge_owner, free = board
+            known = (owner, level, edge_owner, _robbed(st, n, free, owner, level, robber),
                      st.position_id(key))
             st.remember(key, known)
         st.last = (s, sig, robber, board, known)
@@ -1099,8 +1116,10 @@ class HeuristicBot(Bot):
             if o != me:
                 opp_ends.update(EDGE_NODES[e])
         spot = ctx.main_spot
+        owner = ctx.owner
+        taken = owner.keys()
         for node, d in dist.items():
-            if ctx.free_spot(node):
+            if node not in owner and taken.isdisjoint(NODE_NODES[node]):  # ctx.free_spot
                 v = spot(node, me)
                 if d and node in opp_ends:
                     v *= 0.6  # an opponent can settle there first
@@ -1314,7 +1333,8 @@ class HeuristicBot(Bot):
         # Trades come before builds (strict phases close trading after a build):
         # they only use what the planned builds leave over.
         if unmet is not None:
-            trade = self._trade_for(ctx, remaining, unmet, goals, legal_set, domestic)
+            trade = self._trade_for(ctx, remaining, unmet, goals, legal_set, domestic,
+                                    MaritimeTrade in kinds)
             if trade is not None:
                 return trade
         if planned:
@@ -1366,18 +1386,18 @@ class HeuristicBot(Bot):
     # -- trading --------------------------------------------------------------------------
 
     def _trade_for(self, ctx: _Ctx, remaining: list[int], goal: _Goal, goals: Sequence[_Goal],
-                   legal_set: set[Action], domestic: bool = True) -> Action | None:
-        """A trade (domestic offer or maritime) that helps complete ``goal`` now."""
+                   legal_set: set[Action], domestic: bool, maritime: bool) -> Action | None:
+        """A trade (domestic offer or maritime) that helps complete ``goal`` now
+        (``maritime``: a maritime trade is among ``legal_set``)."""
         miss = _missing(remaining, goal.step)
         if sum(miss) == 0:
             return None
-        if not (domestic and self.offers) and not any(
-                type(a) is MaritimeTrade for a in legal_set):
+        if not (domestic and self.offers) and not maritime:
             return None  # no one to ask, and the bank takes nothing now
         protect = goal.step
-        surplus = [max(0, remaining[r] - protect[r]) for r in range(5)]
+        surplus = [h - p if h > p else 0 for h, p in zip(remaining, protect, strict=False)]
         # Maritime plan: can the bank complete the step this turn?
-        plan = self._maritime_plan(ctx, remaining, protect, miss)
+        plan = self._maritime_plan(ctx, surplus[:], miss)
         if domestic and self.offers and (plan is None
                                          or ctx.ratios[plan[0]] >= self.ask_players_at):
             # Ask the players first when the bank is expensive (or cannot help).
@@ -1393,9 +1413,10 @@ class HeuristicBot(Bot):
                 return a
         return None
 
-    def _maritime_plan(self, ctx: _Ctx, hand: Sequence[int], protect: Sequence[int],
+    def _maritime_plan(self, ctx: _Ctx, surplus: list[int],
                        miss: Sequence[int]) -> tuple[int, int] | None:
-        surplus = [max(0, hand[r] - protect[r]) for r in range(5)]
+        """The first maritime trade of a plan that gets the ``miss`` cards from
+        the bank for cards of ``surplus`` (which it uses up), if there is one."""
         bank = list(ctx.bank)
         first: tuple[int, int] | None = None
         prod = ctx.my_prod
@@ -1744,13 +1765,13 @@ class HeuristicBot(Bot):
         best: Action | None = None
         best_v = -1e9
         complete = False
+        steps = [g.step for g in goals[:3] if not _covers(ctx.hand, g.step)]  # not paid yet
         for a in yops:
             hand = list(ctx.hand)
             hand[a.first] += 1
             if a.second is not None:
                 hand[a.second] += 1
-            done = any(_covers(hand, g.step) and not _covers(ctx.hand, g.step)
-                       for g in goals[:3])
+            done = any(_covers(hand, step) for step in steps)
             v = self._hand_value(ctx, hand, goals) + (1.0 if done else 0.0)
             if v > best_v:
                 best, best_v, complete = a, v, done
@@ -1791,7 +1812,10 @@ class HeuristicBot(Bot):
         scores: dict[int, float] = {}
         lead = ctx.leader() if ctx.n > 1 else -1
         cards_of = ctx.cards
+        robber = ctx.robber
         for h, s, victims in self._robber_base(ctx, lead):
+            if h == robber:
+                continue
             steal = 0.0
             for o in victims:
                 cards = int(cards_of[o])
@@ -1802,9 +1826,9 @@ class HeuristicBot(Bot):
 
     def _robber_base(self, ctx: _Ctx, lead: int) -> list[tuple[int, float, list[int]]]:
         """(hex, the robber's value there but for stealing, the opponents with a
-        building there, in node order) for every hex but the robber's: a
-        function of the position, the points and the leader, not the hands."""
-        key = ("robber_base", ctx.position(), ctx.me, lead, tuple(ctx.vps))
+        building there, in node order) for every hex: a function of the pieces,
+        the points and the leader, not the hands (nor where the robber is)."""
+        key = ("robber_base", ctx.pieces_id(), ctx.me, lead, tuple(ctx.vps))
         known: list[tuple[int, float, list[int]]] | None = ctx.st.memo.get(key)
         if known is not None:
             return known
@@ -1816,8 +1840,6 @@ class HeuristicBot(Bot):
         n = ctx.n
         pips = ctx.st.hex_pips
         for h in range(19):
-            if h == ctx.robber:
-                continue
             p = pips[h]
             s = 0.0
             victims: list[int] = []
