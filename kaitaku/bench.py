@@ -323,7 +323,8 @@ def bench_bots(games: int, bots: list[str], seed: int, players: int = 4,
             for villain in villains:
                 if villain == hero:
                     continue
-                jobs = [(hero, villain, players, seed, g, budget, trade) for g in range(first, first + games)]
+                jobs = [(hero, villain, players, seed, g, budget, trade)
+                        for g in range(first, first + games)]
                 results = (list(pool.map(_bots_game, jobs)) if pool is not None
                            else [_bots_game(j) for j in jobs])
                 wins = 0
