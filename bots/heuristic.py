@@ -538,10 +538,8 @@ class _Ctx:
         per position, :meth:`_Static.position_id`): what the settlement spots'
         values and the robber's hexes depend on."""
         pid = self._position
-        if pid is None:
-            pid = self._position = self.st.position_id((
-                self.n, self.robber, *(n * 64 + o * 4 + lv for n, o, lv in self._buildings),
-                -1, *(e * 8 + o for e, o in self._roads)))
+        if pid is None:  # as of_state numbers them: the pieces' number and the robber
+            pid = self._position = self.st.position_id(("at", self.pieces_id(), self.robber))
         return pid
 
     def pieces_id(self) -> int:
