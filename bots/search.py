@@ -21,8 +21,7 @@ or a city, only other such builds are compared with it.
 2. **Rollouts.** Every candidate is applied to the sample, then all seats play
    on (heuristic bots for the others, the prior's policy for our own seat)
    for the rest of the turn and one more round (up to the start of the turn
-   after the bot's next one; two rounds from a budget of 1 s per decision,
-   :meth:`SearchBot.horizon`), on the engine's fast path
+   after the bot's next one, :meth:`SearchBot.horizon`), on the engine's fast path
    (:func:`protocol.rules.fast.step`: no events, no checks of listed actions)
    with the bots deciding from the sampled state
    (:meth:`bots.heuristic.HeuristicBot.act_state`, the decisions they take on
@@ -103,8 +102,6 @@ from .search_policy import TraderBot
 SAFETY = 0.8
 """Fraction of the budget the search may use (the rest covers the last rollout's
 overrun check, the heuristic's own move and the caller's overhead)."""
-DEEP_BUDGET = 1.0
-"""From this budget (seconds per decision) on, rollouts look two rounds ahead."""
 _GAME_OVER = Phase.GAME_OVER.value
 _SETUP = (Phase.SETUP_SETTLEMENT.value, Phase.SETUP_ROAD.value)
 _MAX_STEPS = 600
@@ -164,14 +161,11 @@ class SearchBot(Bot):
         self._tracker: CardTracker | None = None
 
     def horizon(self) -> int:
-        """Rounds of rollout after the current turn: ``rounds`` if set, else one
-        below :data:`DEEP_BUDGET` seconds per decision (and without a clock),
-        two from it on. A sample of two rounds costs about twice one of one
-        round; with the time for it, the search sees a round further instead
-        of sharpening the same one-round comparison."""
-        if self.rounds is not None:
-            return self.rounds
-        return 2 if self.budget is not None and self.budget >= DEEP_BUDGET else 1
+        """Rounds of rollout after the current turn: ``rounds`` if set, else
+        one at every budget. A larger budget buys more samples of the same
+        one-round comparison: a sample of two rounds costs about twice one of
+        one round and is noisier (twice the dice)."""
+        return 1 if self.rounds is None else self.rounds
 
     # -- interface ----------------------------------------------------------------
 

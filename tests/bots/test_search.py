@@ -275,17 +275,17 @@ def test_rollouts_make_no_domestic_offer_unless_asked(monkeypatch: pytest.Monkey
         assert any(offered) == trade
 
 
-def test_the_rollout_horizon_grows_with_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:
-    """One round after the current turn below 1 s per decision (and without a
-    clock), two from 1 s on; ``rounds`` overrides both."""
-    assert [SearchBot(b).horizon() for b in (0.1, 0.5, 0.99, 1.0, 2.0)] == [1, 1, 1, 2, 2]
+def test_the_rollout_horizon_is_one_round_unless_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One round after the current turn at every budget (and without a
+    clock); ``rounds`` sets it, and the rollouts play that many turn changes."""
+    assert [SearchBot(b).horizon() for b in (0.1, 0.5, 0.99, 1.0, 2.0)] == [1, 1, 1, 1, 1]
     assert SearchBot(None, iterations=2).horizon() == 1
     assert SearchBot(2.0, rounds=1).horizon() == 1 and SearchBot(0.5, rounds=3).horizon() == 3
     s, seat = _midgame(5)
     view = observe(s, seat)
     legal = legal_actions(s, seat)
-    for budget, turns in ((0.5, 4 + 1), (2.0, 2 * 4 + 1)):
-        bot = SearchBot(budget, 1, iterations=3)
+    for budget, rounds, turns in ((0.5, None, 4 + 1), (2.0, None, 4 + 1), (2.0, 2, 2 * 4 + 1)):
+        bot = SearchBot(budget, 1, iterations=3, rounds=rounds)
         bot.raise_errors = True
         seen: list[int] = []
 
