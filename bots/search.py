@@ -38,7 +38,11 @@ or a city, only other such builds are compared with it.
    (successive rejection); the prior's move is kept unless another
    candidate beats it by ``margin`` *and* by ``z`` standard errors of the
    paired difference after at least ``min_samples`` samples, so noise rarely
-   overrides the prior.
+   overrides the prior. From a budget of ``VERIFY_FROM`` seconds this first
+   look gets the time of a ``FIRST_LOOK`` decision, and an override it finds
+   stands only if a second look, over ``VERIFY_ROUNDS`` rounds in the rest of
+   the time, compares the prior's move with the alternative again and also
+   finds the alternative better.
 
 Set-up is searched differently: nothing that matters is hidden and there are
 no dice, so each candidate settlement (the heuristic's best ``setup_k``) or
@@ -102,6 +106,12 @@ from .search_policy import TraderBot
 SAFETY = 0.8
 """Fraction of the budget the search may use (the rest covers the last rollout's
 overrun check, the heuristic's own move and the caller's overhead)."""
+VERIFY_FROM = 1.0
+"""From this budget (seconds) an override is verified by a longer look."""
+VERIFY_ROUNDS = 2
+"""Rounds of horizon of the verifying look."""
+FIRST_LOOK = 0.5
+"""Budget (seconds) whose time the first look gets when the rest verifies."""
 _GAME_OVER = Phase.GAME_OVER.value
 _SETUP = (Phase.SETUP_SETTLEMENT.value, Phase.SETUP_ROAD.value)
 _MAX_STEPS = 600
@@ -124,7 +134,9 @@ class SearchBot(Bot):
     ``rollout_trade``: the rollout bots make domestic offers (and answer them)
     as in a game; False: none is made in a rollout (they still trade with the
     bank), which makes a rollout much cheaper.
-    ``searched``, ``overridden``, ``samples`` count what the bot did.
+    ``verify``: rounds of horizon of a second look that must confirm an
+    override (0: none; None: by the budget, :meth:`verification`).
+    ``searched``, ``overridden``, ``vetoed``, ``samples`` count what the bot did.
     """
 
     name = "search"
@@ -135,7 +147,8 @@ class SearchBot(Bot):
                  iterations: int | None = None, top_k: int = 5, margin: float = 0.01,
                  rounds: int | None = None, setup_k: int = 16, z: float = 2.0,
                  setup_margin: float = 0.025, min_samples: int = 6,
-                 phases: Sequence[str] | None = None, rollout_trade: bool = False) -> None:
+                 phases: Sequence[str] | None = None, rollout_trade: bool = False,
+                 verify: int | None = None) -> None:
         if budget is None and iterations is None:
             raise ValueError("a search bot needs a time budget or an iteration count")
         self.budget = budget
@@ -143,6 +156,7 @@ class SearchBot(Bot):
         self.top_k = top_k
         self.margin = margin
         self.rounds = rounds
+        self.verify = verify
         self.setup_k = setup_k
         self.z = z
         self.setup_margin = setup_margin
@@ -156,6 +170,7 @@ class SearchBot(Bot):
         self._own.offers = rollout_trade
         self.searched = 0
         self.overridden = 0
+        self.vetoed = 0
         self.samples = 0
         self.overrides: dict[str, int] = {}
         self._tracker: CardTracker | None = None
@@ -166,6 +181,16 @@ class SearchBot(Bot):
         one-round comparison: a sample of two rounds costs about twice one of
         one round and is noisier (twice the dice)."""
         return 1 if self.rounds is None else self.rounds
+
+    def verification(self) -> int | None:
+        """Rounds of horizon of the look that verifies an override, or None for
+        no verification: ``verify`` if set (0: none), else ``VERIFY_ROUNDS`` from
+        a budget of ``VERIFY_FROM`` seconds."""
+        if self.verify is not None:
+            return self.verify or None
+        if self.budget is not None and self.budget >= VERIFY_FROM:
+            return VERIFY_ROUNDS
+        return None
 
     # -- interface ----------------------------------------------------------------
 
@@ -229,7 +254,7 @@ class SearchBot(Bot):
         try:
             if view["phase"] in ("setup_settlement", "setup_road"):
                 return self._search_setup(view, cands, stop)
-            return self._search(view, cands, stop)
+            return self._search(view, cands, start, stop)
         except Exception:
             if self.raise_errors:
                 raise
@@ -335,10 +360,40 @@ class SearchBot(Bot):
             return cands[best]
         return cands[0]
 
-    def _search(self, view: Mapping[str, Any], cands: list[Action], stop: float) -> Action:
-        me = int(view["seat"])
+    def _search(self, view: Mapping[str, Any], cands: list[Action], start: float,
+                stop: float) -> Action:
+        """Compare the candidates over :meth:`horizon`; with :meth:`verification`,
+        the first look gets the time of a ``FIRST_LOOK`` decision and an override
+        it finds stands only if a look over more rounds, in the rest of the time,
+        also finds the alternative better."""
         n = int(view["players"])
-        turns = n * self.horizon() + 1
+        rounds = self.verification()
+        first = stop
+        if rounds is not None and self.budget is not None:
+            first = min(stop, start + SAFETY * FIRST_LOOK)
+        self.searched += 1
+        best, mean_d, se, count = self._compare(view, cands, n * self.horizon() + 1, first)
+        limit = self.iterations if self.iterations is not None else 10**9
+        if best == 0 or not (count >= min(self.min_samples, limit) and mean_d > self.margin
+                             and mean_d > self.z * se):
+            return cands[0]
+        if rounds is not None:
+            _, long_d, _, long_count = self._compare(
+                view, [cands[0], cands[best]], n * rounds + 1, stop)
+            if long_count >= min(self.min_samples, limit) and long_d <= 0.0:
+                self.vetoed += 1
+                return cands[0]
+        self.overridden += 1
+        key = f"{view['phase']}:{cands[0].name}->{cands[best].name}"
+        self.overrides[key] = self.overrides.get(key, 0) + 1
+        return cands[best]
+
+    def _compare(self, view: Mapping[str, Any], cands: list[Action], turns: int,
+                 stop: float) -> tuple[int, float, float, int]:
+        """Sample until ``stop`` (or ``iterations``): the best candidate still in
+        the race, its mean paired difference to ``cands[0]``, the standard error
+        of that mean, and the number of samples."""
+        me = int(view["seat"])
         plain = dict(view) if not isinstance(view, dict) else view
         k = len(cands)
         sums = [0.0] * k
@@ -347,7 +402,6 @@ class SearchBot(Bot):
         count = 0
         alive = list(range(k))
         limit = self.iterations if self.iterations is not None else 10**9
-        self.searched += 1
         tracker = self.tracker(plain)
         while count < limit and len(alive) > 1:
             if time.perf_counter() >= stop:
@@ -378,20 +432,12 @@ class SearchBot(Bot):
                 alive = [i for i in alive if i == 0 or i == best
                          or sums[i] / count > sums[best] / count - 0.08]
         if count == 0:
-            return cands[0]
+            return 0, 0.0, 1.0, 0
         best = max(range(k), key=lambda i: (sums[i] if i in alive else -1e9, -i))
-        if best == 0:
-            return cands[0]
         mean_d = dsum[best] / count
         var = max(0.0, sq[best] / count - mean_d * mean_d)
         se = math.sqrt(var / count) if count > 1 else 1.0
-        if count >= min(self.min_samples, limit) and mean_d > self.margin and (
-                mean_d > self.z * se):
-            self.overridden += 1
-            key = f"{view['phase']}:{cands[0].name}->{cands[best].name}"
-            self.overrides[key] = self.overrides.get(key, 0) + 1
-            return cands[best]
-        return cands[0]
+        return best, mean_d, se, count
 
     def _rollout_bots(self, n: int, seed: int, me: int) -> list[HeuristicBot]:
         """Heuristic bots for the other seats, the prior's policy for ours."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Sequence
 
 import pytest
@@ -296,8 +297,42 @@ def test_the_rollout_horizon_is_one_round_unless_set(monkeypatch: pytest.MonkeyP
 
         monkeypatch.setattr(bot, "_simulate", record)
         default = bot.prior.act(view, legal)
-        bot._search(view, bot._candidates(view, legal, default), float("inf"))
+        bot._search(view, bot._candidates(view, legal, default), time.perf_counter(),
+                    float("inf"))
         assert seen and set(seen) == {turns}  # turn changes to play out
+
+
+@pytest.mark.parametrize("longer", [0.4, 0.6], ids=["vetoed", "confirmed"])
+def test_an_override_stands_only_if_the_longer_look_agrees(
+        monkeypatch: pytest.MonkeyPatch, longer: float) -> None:
+    """From a budget of 1 s, an alternative the one-round look prefers is
+    compared with the prior's move again over two rounds; it is played only
+    if that look finds it better too."""
+    assert [SearchBot(b).verification() for b in (0.5, 0.99, 1.0, 2.0)] == [None, None, 2, 2]
+    assert SearchBot(2.0, verify=0).verification() is None
+    assert SearchBot(0.5, verify=3).verification() == 3
+    s, seat = _midgame(5)
+    view = observe(s, seat)
+    legal = legal_actions(s, seat)
+    bot = SearchBot(None, 1, iterations=8, verify=2)
+    bot.raise_errors = True
+    default = bot.prior.act(view, legal)
+    cands = bot._candidates(view, legal, default)
+    assert len(cands) >= 2
+    seen: list[tuple[int, int]] = []
+
+    def judge(base: GameState, first: Action, me: int, t: int, *rest: object) -> float:
+        i = cands.index(first)
+        seen.append((t, i))
+        if i == 0:
+            return 0.5
+        return (0.6 if i == 1 else 0.55) if t == 4 + 1 else longer
+
+    monkeypatch.setattr(bot, "_simulate", judge)
+    chosen = bot._search(view, cands, 0.0, float("inf"))
+    assert {i for t, i in seen if t == 2 * 4 + 1} == {0, 1}  # the best alternative, verified
+    assert chosen == (cands[1] if longer > 0.5 else cands[0])
+    assert (bot.overridden, bot.vetoed) == ((1, 0) if longer > 0.5 else (0, 1))
 
 
 def test_bench_rollouts_against_an_older_checkout(capsys: pytest.CaptureFixture[str]) -> None:
