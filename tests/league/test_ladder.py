@@ -103,7 +103,8 @@ async def test_a_wrong_key_is_refused_and_a_bot_is_ready_once(ladderd: Ladderd) 
     port = ladderd.server.port
     key = await register("127.0.0.1", port, "solo")
     bad = await _raw(port)
-    bad.send({"type": "ladder_ready", "name": "solo", "key": key[:-1] + "x", "games": 3})
+    wrong = key[:-1] + "?"  # "?" is outside the keys' alphabet: certainly wrong
+    bad.send({"type": "ladder_ready", "name": "solo", "key": wrong, "games": 3})
     assert (await _error(bad))["code"] == "bad_key"
     nobody = await _raw(port)
     nobody.send({"type": "ladder_ready", "name": "nobody", "key": key, "games": 3})
