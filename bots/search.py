@@ -373,20 +373,24 @@ class SearchBot(Bot):
             first = min(stop, start + SAFETY * FIRST_LOOK)
         self.searched += 1
         best, mean_d, se, count = self._compare(view, cands, n * self.horizon() + 1, first)
-        limit = self.iterations if self.iterations is not None else 10**9
-        if best == 0 or not (count >= min(self.min_samples, limit) and mean_d > self.margin
+        enough = min(self.min_samples, self._limit())
+        if best == 0 or not (count >= enough and mean_d > self.margin
                              and mean_d > self.z * se):
             return cands[0]
         if rounds is not None:
             _, long_d, _, long_count = self._compare(
                 view, [cands[0], cands[best]], n * rounds + 1, stop)
-            if long_count >= min(self.min_samples, limit) and long_d <= 0.0:
+            if long_count >= enough and long_d <= 0.0:
                 self.vetoed += 1
                 return cands[0]
         self.overridden += 1
         key = f"{view['phase']}:{cands[0].name}->{cands[best].name}"
         self.overrides[key] = self.overrides.get(key, 0) + 1
         return cands[best]
+
+    def _limit(self) -> int:
+        """Samples a comparison may take: ``iterations``, or no cap but the clock."""
+        return self.iterations if self.iterations is not None else 10**9
 
     def _compare(self, view: Mapping[str, Any], cands: list[Action], turns: int,
                  stop: float) -> tuple[int, float, float, int]:
@@ -401,7 +405,7 @@ class SearchBot(Bot):
         dsum = [0.0] * k
         count = 0
         alive = list(range(k))
-        limit = self.iterations if self.iterations is not None else 10**9
+        limit = self._limit()
         tracker = self.tracker(plain)
         while count < limit and len(alive) > 1:
             if time.perf_counter() >= stop:
