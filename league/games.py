@@ -27,6 +27,7 @@ from typing import Any
 from bots import Bot, make_bot, play_game
 from bots.base import safe_action
 from protocol.rules import Action, Event, GameLog, GameState, RulesError, Settings
+from protocol.wire import clean_text
 from server.clock import Clock, SeatClock
 
 from .duplicate import DuplicateChance
@@ -533,7 +534,7 @@ async def _networked(task: GameTask, settings: Settings, times: list[list[float]
                     else:
                         err = ""
                     await failed(q, f"the command for seat {q} exited with {p.returncode} "
-                                    f"before the game ended: {err.strip()[-300:]}")
+                                    f"before the game ended: {clean_text(err[-300:])}")
             for q, c in clients.items():
                 crash = c.exception() if c.done() else None
                 if crash is not None and q not in gone:

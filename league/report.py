@@ -17,6 +17,20 @@ from .stats import wilson_interval
 from .store import StoredGame, connect, league_info, load_games
 
 
+_MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]<>|&!#~"})
+
+
+def _md(text: str) -> str:
+    """Text for a Markdown table cell: already clean (the store cleans what it
+    reads), with Markdown's and HTML's special characters escaped, so a name
+    or an error cannot add a link, an image, a tag or a column."""
+    return text.translate(_MD_SPECIAL)
+
+
+def _md_row(cells: Sequence[str]) -> str:
+    return "| " + " | ".join(_md(c) for c in cells) + " |"
+
+
 def _standings_rows(standings: Standings) -> list[list[str]]:
     rows = []
     for i, s in enumerate(standings.entries, 1):
@@ -107,27 +121,27 @@ def render(db: str, league: int) -> tuple[str, str]:
     clock = info.get("clock")
     if clock:
         mode += (f"clock {clock['clock_ms'] / 1000:g}+{clock['clock_increment_ms'] / 1000:g} s "
-                 f"({clock['clock_timeouts']} timeouts forfeit), ")
+                 f"({clock['clock_timeouts']:g} timeouts forfeit), ")
     summary = (f"{mode}seed {info['seed']}, {info['settings']['players']} players, "
                f"{len(games)} of {len(games) and max(g.index for g in games) + 1} games stored "
                f"({standings.played} ok, {standings.failed} failed); entries: {entries_text}")
 
     # Markdown
-    md = [f"# {title}", "", summary, "", "## Standings", "",
+    md = [f"# {title}", "", _md(summary), "", "## Standings", "",
           "| " + " | ".join(_STANDINGS_HEAD) + " |",
           "|" + "---|" * len(_STANDINGS_HEAD)]
-    md += ["| " + " | ".join(r) + " |" for r in _standings_rows(standings)]
+    md += [_md_row(r) for r in _standings_rows(standings)]
     md += ["", "Ratings: openskill Plackett-Luce over each game's ranking (final VP, the "
            "winner first, a seat that forfeited last); ordinal = mu - 3 sigma. Games and "
            "wins count seats. Decision times: in-process entries' act(), cmd: entries as "
            "the server measures them (its legal sent to their action received).", "",
            "## Head to head", "", "Row entry's win rate in games where the column entry "
-           "also played.", "", "| | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
-    md += [f"| {a} | " + " | ".join(_h2h_cell(h2h[a][b]) for b in names) + " |" for a in names]
+           "also played.", "", "| " + _md_row(names), "|---|" + "---|" * len(names)]
+    md += [_md_row([a, *(_h2h_cell(h2h[a][b]) for b in names)]) for a in names]
     md += ["", "## Games", "", "| id | index | seed | seats (VP) | winner | turns | seconds | "
            "status |", "|---|---|---|---|---|---|---|---|"]
-    md += ["| " + " | ".join(_game_row(g)) + " |" for g in games]
-    md += ["", f"Replay a game: `kaitaku replay ID --db {db}`", ""]
+    md += [_md_row(_game_row(g)) for g in games]
+    md += ["", f"Replay a game: kaitaku replay ID --db {_md(db)}", ""]
 
     # HTML
     esc = html.escape
@@ -162,9 +176,9 @@ def render(db: str, league: int) -> tuple[str, str]:
                  "wins / seats played, then its mean VP.</p>")
         h.append(_boards_html(names, games))
         at = md.index("## Games")
-        md[at:at] = (["## Boards (duplicate)", "", "| board seed | " + " | ".join(names) + " |",
+        md[at:at] = (["## Boards (duplicate)", "", _md_row(["board seed", *names]),
                       "|---|" + "---|" * len(names)]
-                     + ["| " + " | ".join(r) + " |" for r in _board_rows(names, games)] + [""])
+                     + [_md_row(r) for r in _board_rows(names, games)] + [""])
     h.append("<h2>Games</h2><table><tr><th>id</th><th>index</th><th>seed</th>"
              '<th class="l">seats (VP)</th><th class="l">winner</th><th>turns</th>'
              '<th>seconds</th><th class="l">status</th><th class="l">replay</th></tr>')

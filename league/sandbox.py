@@ -333,8 +333,12 @@ def _ancestors(paths: Sequence[str]) -> list[str]:
 # and start the entry with no capabilities (as root: its own uid).
 _UNSHARE_INIT = r"""
 set -e
+PATH="$PATH:/usr/sbin:/sbin"
 R="$1"; TMPSZ="$2"; SHMSZ="$3"; DROP="$4"; shift 4
 mount -t tmpfs -o mode=755,size=4m kaitaku-root "$R"
+mkdir "$R/tmp"
+mount -t tmpfs -o mode=1777,size="$TMPSZ" kaitaku-tmp "$R/tmp"
+mkdir -m 777 "$R/tmp/work"
 while IFS= read -r k; do
   [ -n "$k" ] || continue
   t="$R$k"
@@ -344,7 +348,7 @@ while IFS= read -r k; do
 done <<KEEP_END
 $KEEP
 KEEP_END
-mkdir -p "$R/proc" "$R/dev" "$R/tmp" "$R/.old"
+mkdir -p "$R/proc" "$R/dev" "$R/.old"
 mount -t proc proc "$R/proc"
 mount -t tmpfs -o mode=755,size=64k kaitaku-dev "$R/dev"
 for d in null zero full random urandom; do
@@ -355,8 +359,6 @@ ln -s /proc/self/fd/1 "$R/dev/stdout"; ln -s /proc/self/fd/2 "$R/dev/stderr"
 mkdir "$R/dev/shm"
 mount -t tmpfs -o mode=1777,size="$SHMSZ" kaitaku-shm "$R/dev/shm"
 mount -o remount,ro kaitaku-dev "$R/dev" 2>/dev/null || mount -o remount,ro "$R/dev"
-mount -t tmpfs -o mode=1777,size="$TMPSZ" kaitaku-tmp "$R/tmp"
-mkdir -m 777 "$R/tmp/work"
 mount -o remount,ro kaitaku-root "$R" 2>/dev/null || mount -o remount,ro "$R"
 cd "$R"
 pivot_root . .old
@@ -488,14 +490,17 @@ class Sandbox:
                    "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
             if not iso.root:
                 cmd += ["--unshare-user"]
+            # /tmp first: what the command names under the organiser's /tmp is
+            # bound onto the entry's own (empty) one.
+            cmd += ["--perms", "1777", "--size", str(tmp), "--tmpfs", "/tmp",
+                    "--perms", "0777", "--dir", SANDBOX_HOME]
             binds = _binds(inner)
             for d in ["/etc", *_ancestors([b for b in binds if not b.startswith("/etc/")])]:
-                cmd += ["--perms", "0755", "--dir", d]
+                if d != "/tmp":
+                    cmd += ["--perms", "0755", "--dir", d]
             for b in binds:
                 cmd += ["--ro-bind", b, b]
             cmd += ["--proc", "/proc", "--dev", "/dev",
-                    "--perms", "1777", "--size", str(tmp), "--tmpfs", "/tmp",
-                    "--perms", "0777", "--dir", SANDBOX_HOME,
                     "--perms", "1777", "--size", str(tmp // 4), "--tmpfs", "/dev/shm",
                     "--remount-ro", "/dev", "--remount-ro", "/",
                     "--chdir", SANDBOX_HOME, "--setenv", "HOME", SANDBOX_HOME,
@@ -884,7 +889,15 @@ def measure(iso: Isolation, limits: Limits | None = None,
             return found, views, cpu, not left
 
         try:
-            found, views, cpu, killed = asyncio.run(run())
+            try:
+                asyncio.get_running_loop()
+            except RuntimeError:  # no loop running here: run one
+                found, views, cpu, killed = asyncio.run(run())
+            else:  # called from a coroutine (a game starting its first sandbox)
+                from concurrent.futures import ThreadPoolExecutor
+
+                with ThreadPoolExecutor(1) as pool:
+                    found, views, cpu, killed = pool.submit(asyncio.run, run()).result()
         finally:
             for s in (tcp, abstract, path_sock):
                 s.close()
@@ -919,7 +932,8 @@ def _candidates() -> list[Isolation]:
     if bwrap and (setpriv or not root):
         out.append(Isolation("bubblewrap", root, bwrap=bwrap, cgroups=cgroups,
                              processes=procs))
-    if shutil.which("unshare") and setpriv and shutil.which("pivot_root"):
+    if shutil.which("unshare") and setpriv and shutil.which("pivot_root", path=os.pathsep.join(
+            [os.environ.get("PATH", ""), "/usr/sbin", "/sbin"])):
         out.append(Isolation("unshare", root, cgroups=cgroups, processes=procs))
     out.append(Isolation(None, root, cgroups=cgroups, processes=procs))
     return out
