@@ -796,12 +796,12 @@ def _host_view(pid: int) -> tuple[list[int], int] | None:
     return [int(x) for x in fields["Uid"].split()], int(fields["CapEff"].split()[0], 16)
 
 
-def _organiser_paths(limit: int = 20) -> list[str]:
+def _organiser_paths(named: Sequence[str] = (), limit: int = 20) -> list[str]:
     """Paths of the organiser's that a sandbox must not show: what is in the
     league's working directory and, with an editable install, the working
     tree around the project's packages (``.git``, databases, reports), except
     what the sandbox binds on purpose and its own layout."""
-    binds = _binds([])
+    binds = _binds(named)
     prefixes = [os.path.realpath(p) for p in (sys.prefix, sys.base_prefix)]
     places = [os.getcwd()]
     packages = _project_packages()
@@ -813,7 +813,7 @@ def _organiser_paths(limit: int = 20) -> list[str]:
             for name in sorted(os.listdir(place))[:limit]:
                 p = os.path.join(place, name)
                 if (_under(p, binds) or any(_under(b, [p]) for b in binds)
-                        or _under(p, [SANDBOX_HOME, "/tmp/kaitaku-probe-", "/dev", "/proc"])
+                        or _under(p, [SANDBOX_HOME, "/dev", "/proc"])
                         or p in out):
                     continue
                 out.append(p)
@@ -848,7 +848,7 @@ def measure(iso: Isolation, limits: Limits | None = None,
         for s in (tcp, abstract, path_sock):
             s.listen(8)
             s.setblocking(False)
-        hide = [str(hidden / "organiser.db"), *_organiser_paths()]
+        hide = [str(hidden / "organiser.db"), *_organiser_paths([str(shown)])]
         store = [".", "/tmp", "/dev/shm", "/dev"]
         args = {"ro": [str(shown)], "port": tcp.getsockname()[1], "abstract": "\0" + tag,
                 "path": str(hidden / "s"), "hidden": hide, "league": os.getpid(),
