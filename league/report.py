@@ -16,7 +16,6 @@ from .ratings import Standings, head_to_head, rate
 from .stats import wilson_interval
 from .store import StoredGame, connect, league_info, load_games
 
-
 _MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]<>|&!#~"})
 
 
