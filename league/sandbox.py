@@ -181,7 +181,8 @@ class Isolation:
         out.append("  process count of all its processes: "
                    + mark(self.processes is not None, procs.get(self.processes or "", "")))
         out.append("  every process killed with its game: "
-                   + mark(self.killed, "PID namespace" if self.tool else "cgroup and uid"))
+                   + mark(self.killed, "PID namespace, also if the league is killed"
+                          if self.tool else "cgroup and uid; not if the league is killed"))
         out.append("  cannot signal the league: "
                    + mark(self.no_signal, "PID namespace" if self.tool else "another uid"))
         out.extend(f"  note: {n}" for n in self.notes)
@@ -342,7 +343,7 @@ while IFS= read -r k; do
   [ -n "$k" ] || continue
   t="$R$k"
   if [ -d "$k" ]; then mkdir -p "$t"; else mkdir -p "$(dirname "$t")"; : > "$t"; fi
-  mount --rbind "$k" "$t"
+  mount --bind "$k" "$t"  # not recursive: a mount below it stays out of sight
   mount -o remount,bind,ro "$t"
 done <<KEEP_END
 $KEEP

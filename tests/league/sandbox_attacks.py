@@ -398,16 +398,74 @@ def files(iso: Any, python: str, tmp: Path) -> dict[str, Any]:
             "checked": [p for p in paths if os.path.lexists(p)]}
 
 
+SCRIPT = r"""
+import json, os, sys
+here = os.path.dirname(os.path.abspath(__file__))
+print(json.dumps({"ran": True, "neighbour": os.path.exists(os.path.join(here, "secret.txt")),
+                  "folder": sorted(os.listdir(here))}), flush=True)
+sys.stdin.read()
+"""
+
+
+def script(iso: Any, python: str, tmp: Path) -> dict[str, Any]:
+    """Item 6: a script named by its path runs; the files next to it (another
+    entry's, the organiser's) stay out of sight."""
+    folder = tmp / "my bots"  # a space in the path as well
+    folder.mkdir()
+    os.chmod(folder, 0o755)
+    (folder / "secret.txt").write_text("organiser's")
+    bot = folder / "bot.py"
+    bot.write_text(SCRIPT)
+    os.chmod(bot, 0o644)
+
+    async def main() -> dict[str, Any]:
+        ours, theirs = socket.socketpair()
+        box = sb.Sandbox(None, iso)
+        try:
+            await box.start([python, str(bot)], theirs.fileno())
+            theirs.close()
+            reader, writer = await asyncio.open_connection(sock=ours)
+            line = await asyncio.wait_for(reader.readline(), 20)
+            writer.close()
+            if not line:
+                raise RuntimeError("the script said nothing: " + box.stderr_tail())
+            result: dict[str, Any] = json.loads(line)
+            return result
+        finally:
+            await box.stop(grace=0.2)
+
+    return asyncio.run(main())
+
+
 ATTACKS: dict[str, Callable[[Any, str, Path], dict[str, Any]]] = {
     "privilege": privilege, "sockets": sockets, "processes": processes, "memory": memory,
-    "cpu": cpu, "storage": storage, "daemon": daemon, "files": files}
+    "cpu": cpu, "storage": storage, "daemon": daemon, "files": files, "script": script}
+
+
+def orphan(iso: Any, python: str, marker: str) -> None:
+    """Be a league whose entry started a daemon: say "ready" once it runs, then
+    wait to be killed (the test kills this process with SIGKILL)."""
+    async def league() -> None:
+        ours, theirs = socket.socketpair()
+        box = sb.Sandbox(None, iso)
+        await box.start([python, "-c", DAEMON + f"# {marker}\n", "1"], theirs.fileno())
+        theirs.close()
+        reader, _ = await asyncio.open_connection(sock=ours)
+        await reader.readline()
+        print("ready", flush=True)
+        await asyncio.sleep(600)
+
+    asyncio.run(league())
 
 
 def main() -> None:
     """``candidates PYTHON`` or ``attack NAME ISOLATION-JSON PYTHON TMPDIR``: one
-    JSON object on standard output."""
+    JSON object on standard output; ``orphan ISOLATION-JSON PYTHON MARKER``: a
+    league to be killed."""
     if sys.argv[1] == "candidates":
         print(json.dumps(candidates(sys.argv[2])))
+    elif sys.argv[1] == "orphan":
+        orphan(isolation(json.loads(sys.argv[2])), sys.argv[3], sys.argv[4])
     else:
         name, iso, python, tmp = sys.argv[2:6]
         print(json.dumps(ATTACKS[name](isolation(json.loads(iso)), python, Path(tmp))))

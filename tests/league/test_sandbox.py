@@ -13,9 +13,11 @@ import functools
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -191,6 +193,40 @@ def test_a_daemon_dies_with_its_game_and_cannot_signal_the_league(case: Case) ->
     assert got["can_signal"] is not iso.no_signal, got
 
 
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_when_the_league_is_killed_its_entries_die_in_a_namespace_mode(case: Case) -> None:
+    """kill -9 of the league itself: bubblewrap and unshare end the entry's
+    whole tree (parent-death signals and the PID namespace); limits only
+    cannot, and the documentation says so."""
+    iso = case.isolation()
+    marker = f"orphan-attack-{os.getpid()}-{time.monotonic_ns()}"
+    python = SYSTEM_PYTHON if case.user == "nobody" else PY
+    argv = [python, str(Path(attacks.__file__)), "orphan",
+            json.dumps(dataclasses.asdict(iso)), python, marker]
+    if case.user == "nobody":
+        argv = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--",
+                *argv]
+    league = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True, cwd="/tmp",
+                              env={"PATH": "/usr/bin:/bin", "HOME": "/tmp"})
+    try:
+        assert league.stdout is not None
+        assert league.stdout.readline().strip() == "ready"
+        assert len(attacks.sb._processes_with(marker)) >= 2
+    finally:
+        league.kill()
+        league.wait()
+    deadline = time.monotonic() + 3
+    while attacks.sb._processes_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    left = attacks.sb._processes_with(marker)
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    if iso.tool is not None:
+        assert left == [], "an entry's process outlived the league"
+    else:
+        assert left, "limits only: the daemon outlives a killed league (as documented)"
+
+
 # --- item 6: the organiser's files are not there -----------------------------------------------
 
 
@@ -203,6 +239,17 @@ def test_an_entry_never_sees_the_organisers_working_tree(case: Case) -> None:
         assert got["seen"] == [], got
     else:
         assert got["seen"], got
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_a_script_named_by_path_runs_but_its_neighbours_stay_hidden(case: Case) -> None:
+    iso = case.isolation()
+    got = case.attack("script", iso)
+    assert got["ran"]
+    if iso.hidden_files:
+        assert got["neighbour"] is False and got["folder"] == ["bot.py"], got
+    else:
+        assert got["neighbour"] is True, got
 
 
 @pytest.mark.skipif(not ROOT, reason="the editable install of this venv is root's")
