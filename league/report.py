@@ -13,8 +13,8 @@ from pathlib import Path
 
 from .charts import CSS, decision_times, heatmap_table, rating_chart
 from .ratings import Standings, head_to_head, rate
-from .stats import wilson_interval
-from .store import StoredGame, connect, league_info, load_games
+from .stats import percentile, wilson_interval
+from .store import SeatLog, StoredGame, connect, league_info, load_games
 
 _MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]<>|&!#~"})
 
@@ -69,6 +69,42 @@ def _game_row(g: StoredGame) -> list[str]:
     seats = ", ".join(seat(q, n) for q, n in enumerate(g.seats))
     return [str(g.id), str(g.index), str(g.seed), seats, winner, str(g.turns),
             f"{g.duration:.2f}", g.status if g.status == "ok" else f"failed: {g.error}"]
+
+
+_SEAT_HEAD = ["game", "seat", "entry", "decisions", "mean ms", "p99 ms", "max ms", "timeouts",
+              "lost its seat"]
+
+
+def _seat_rows(games: Sequence[StoredGame]) -> list[tuple[list[str], str]]:
+    """Per game and seat, what its competitor wants to know: its decision
+    times, timeouts, why it lost its seat; with the end of its stderr."""
+    rows = []
+    for g in games:
+        for q, name in enumerate(g.seats):
+            us = sorted(g.times[q]) if q < len(g.times) else []
+            log = g.seat_logs[q] if q < len(g.seat_logs) else SeatLog()
+            rows.append(([str(g.id), str(q), name, str(len(us)),
+                          f"{sum(us) / len(us) / 1000:.3f}" if us else "–",
+                          f"{percentile(us, 0.99) / 1000:.3f}" if us else "–",
+                          f"{us[-1] / 1000:.3f}" if us else "–",
+                          str(g.timeouts[q]) if q < len(g.timeouts) else "–",
+                          log.why or ("forfeited" if q in g.forfeits else "")], log.stderr))
+    return rows
+
+
+def _seat_logs_html(games: Sequence[StoredGame]) -> str:
+    esc = html.escape
+    out = ["<table><tr>" + "".join(f'<th class="{"l" if c in ("entry", "lost its seat") else ""}">'
+                                   f"{esc(c)}</th>" for c in _SEAT_HEAD)
+           + '<th class="l">standard error (its end)</th></tr>']
+    for cells, err in _seat_rows(games):
+        tail = (f"<details><summary>{len(err)} characters</summary><pre>{esc(err)}</pre>"
+                "</details>") if err else ""
+        out.append("<tr>" + "".join(f'<td class="{"l" if i in (2, 8) else ""}">{esc(c)}</td>'
+                                    for i, c in enumerate(cells))
+                   + f'<td class="l">{tail}</td></tr>')
+    out.append("</table>")
+    return "\n".join(out)
 
 
 def _board_rows(names: Sequence[str], games: Sequence[StoredGame]) -> list[list[str]]:
@@ -141,6 +177,13 @@ def render(db: str, league: int) -> tuple[str, str]:
            "status |", "|---|---|---|---|---|---|---|---|"]
     md += [_md_row(_game_row(g)) for g in games]
     md += ["", f"Replay a game: kaitaku replay ID --db {_md(db)}", ""]
+    md += ["## Seats", "", "Per game and seat: decision times, chess-clock timeouts, why "
+           "the seat was lost, and the end of a cmd: entry's standard error.", "",
+           _md_row([*_SEAT_HEAD, "standard error (its end)"]),
+           "|" + "---|" * (len(_SEAT_HEAD) + 1)]
+    md += [_md_row([*cells, " / ".join(err.splitlines())[-300:]])
+           for cells, err in _seat_rows(games)]
+    md.append("")
 
     # HTML
     esc = html.escape
@@ -188,7 +231,13 @@ def render(db: str, league: int) -> tuple[str, str]:
             f'<td class="{"l" if i in (3, 4, 7) else ""}">{esc(c)}</td>'
             for i, c in enumerate(row))
             + f'<td class="l"><code>{esc(_replay_cmd(g, db))}</code></td></tr>')
-    h.append("</table></body></html>")
+    h.append("</table>")
+    h.append("<h2>Seats</h2><p>Per game and seat: decision times (as above), chess-clock "
+             "timeouts, why the seat was lost (a crash, an exit, timeouts, illegal actions: a "
+             "built-in bot then played it), and the end of a <code>cmd:</code> entry's "
+             "standard error.</p>")
+    h.append(_seat_logs_html(games))
+    h.append("</body></html>")
     return "\n".join(h) + "\n", "\n".join(md)
 
 

@@ -404,6 +404,8 @@ def _child_setup(limits: Limits, nproc: int | None, cgroups: Sequence[str],
         cap(resource.RLIMIT_FSIZE, limits.file_mb << 20)
     if nproc is not None:
         cap(resource.RLIMIT_NPROC, nproc)
+    if not sys.platform.startswith("linux"):
+        return  # no prctl: limits only (and probe() says so)
     libc = ctypes.CDLL(None, use_errno=True)
     if uid is not None:
         for c in range(64):

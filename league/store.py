@@ -83,6 +83,7 @@ _ADDED_COLUMNS = (
     ("leagues", "clock", "TEXT"),  # the chess clock's settings as JSON (NULL: none)
     ("games", "timeouts", "TEXT"),  # chess-clock timeouts per seat (JSON)
     ("games", "forfeits", "TEXT"),  # the seats that forfeited (JSON)
+    ("games", "seat_logs", "TEXT"),  # per seat: why it lost its seat, its stderr's end (JSON)
 )
 """Columns added to the schema since its first version: databases made before
 get them on open (with their defaults)."""
@@ -135,13 +136,24 @@ def store_outcome(conn: sqlite3.Connection, league: int, names: Sequence[str],
                   o: GameOutcome, commit: bool = True) -> None:
     conn.execute(
         "INSERT OR REPLACE INTO games (league, idx, seed, seats, status, error, winner, ranks, "
-        "vp, turns, decisions, duration, times, log, timeouts, forfeits) "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        "vp, turns, decisions, duration, times, log, timeouts, forfeits, seat_logs) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         (league, o.index, o.seed, json.dumps(list(names)), o.status, o.error, o.winner,
          json.dumps(o.ranks), json.dumps(o.vp), o.turns, o.decisions, o.duration,
-         json.dumps(o.times), o.log, json.dumps(o.timeouts), json.dumps(o.forfeits)))
+         json.dumps(o.times), o.log, json.dumps(o.timeouts), json.dumps(o.forfeits),
+         json.dumps(o.seat_logs)))
     if commit:
         conn.commit()
+
+
+@dataclass(frozen=True, slots=True)
+class SeatLog:
+    """What a competitor sees of its seat in one game besides the result."""
+
+    why: str | None = None
+    """Why it lost its seat (a crash, an exit, timeouts, an illegal action); None: it did not."""
+    stderr: str = ""
+    """The end of what its program wrote to standard error (``cmd:`` entries), cleaned."""
 
 
 @dataclass(slots=True)
@@ -163,6 +175,9 @@ class StoredGame:
     """Chess-clock timeouts per seat (empty: no clock)."""
     forfeits: list[int] = field(default_factory=list)
     """The seats that forfeited."""
+    seat_logs: list[SeatLog] = field(default_factory=list)
+    """Per seat: why it lost its seat and the end of its standard error (empty
+    for games stored before these were kept)."""
 
 
 class DamagedDatabase(ValueError):
@@ -228,7 +243,25 @@ def _game(r: Sequence[Any]) -> StoredGame:
         _number(r[11], "a duration"),
         [[_number(x, "a decision time") for x in t] for t in times],
         _ints(_json(r[13], []), "timeouts", n, 0),
-        _ints(_json(r[14], []), "forfeits", None, 0, n - 1))
+        _ints(_json(r[14], []), "forfeits", None, 0, n - 1),
+        _seat_logs(_json(r[15], []), n))
+
+
+def _seat_logs(value: Any, n: int) -> list[SeatLog]:
+    if not isinstance(value, list) or (value and len(value) != n) \
+            or any(not isinstance(v, dict) for v in value):
+        raise DamagedDatabase("a game's seat logs have the wrong shape")
+    return [SeatLog(None if v.get("why") is None else _text(v["why"], 500),
+                    _stderr_text(v.get("stderr", ""))) for v in value]
+
+
+def _stderr_text(value: Any) -> str:
+    """A program's standard error for display: line by line cleaned, at most
+    :data:`league.games.STDERR_TAIL` characters."""
+    from .games import STDERR_TAIL
+
+    text = value if isinstance(value, str) else str(value)
+    return "\n".join(clean_text(line) for line in text[-STDERR_TAIL:].splitlines())
 
 
 def load_games(conn: sqlite3.Connection, league: int) -> list[StoredGame]:
@@ -236,7 +269,8 @@ def load_games(conn: sqlite3.Connection, league: int) -> list[StoredGame]:
     (raises :class:`DamagedDatabase`)."""
     rows = conn.execute(
         "SELECT id, idx, seed, seats, status, error, winner, ranks, vp, turns, decisions, "
-        "duration, times, timeouts, forfeits FROM games WHERE league = ? ORDER BY idx",
+        "duration, times, timeouts, forfeits, seat_logs FROM games WHERE league = ? "
+        "ORDER BY idx",
         (league,)).fetchall()
     return [_game(r) for r in rows]
 
