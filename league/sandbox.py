@@ -601,7 +601,22 @@ class Sandbox:
                 tail = f.read().decode(errors="replace").strip()[-limit:]
         except OSError:
             tail = ""
-        return f"{self.ended}; {tail}" if self.ended else tail
+        ended = self.ended or self._oom_note()
+        return f"{ended}; {tail}" if ended else tail
+
+    def _oom_note(self) -> str | None:
+        """Whether the memory cgroup's limit killed one of its processes."""
+        for kind, cg in self.cgroups:
+            if kind != "memory":
+                continue
+            for name in ("memory.events", "memory.oom_control"):
+                with contextlib.suppress(OSError, ValueError):
+                    for line in (cg / name).read_text().splitlines():
+                        key, _, value = line.partition(" ")
+                        if key == "oom_kill" and int(value) > 0:
+                            return (f"the league's memory limit ({self.limits.memory_mb} MB "
+                                    "for all its processes) killed a process of it")
+        return None
 
     def _kill_all(self) -> None:
         """SIGKILL to everything it started: its process group, its cgroups'

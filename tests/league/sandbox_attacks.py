@@ -260,9 +260,9 @@ sys.stdin.read()
 def memory(iso: Any, python: str, tmp: Path) -> dict[str, Any]:
     """Item 4: three processes each hold 45% of the entry's memory limit."""
     limit = 200
-    out, _, _ = run(iso, python, MEMORY, [str(limit * 45 // 100)],
-                    sb.Limits(memory_mb=limit))
-    return {"held": out["held"], "of": 3}
+    out, note, _ = run(iso, python, MEMORY, [str(limit * 45 // 100)],
+                       sb.Limits(memory_mb=limit), during=lambda box: box.stderr_tail())
+    return {"held": out["held"], "of": 3, "note": note}
 
 
 CPU = r"""

@@ -154,6 +154,7 @@ def test_memory_is_bound_for_all_processes_together(case: Case) -> None:
     got = case.attack("memory", iso)
     if iso.memory:
         assert got["held"] < got["of"], got
+        assert "memory limit" in got["note"], "the entry's log says why"
     else:  # each process under its own RLIMIT_AS: together they pass the limit
         assert got["held"] == got["of"], got
 
