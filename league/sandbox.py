@@ -151,6 +151,9 @@ class Isolation:
     """Every process it starts dies with its game."""
     no_signal: bool = False
     """It cannot signal the league."""
+    rlimits: bool = False
+    """Each process has its rlimits (address space, CPU time, open files, file
+    size, no core dumps)."""
     notes: tuple[str, ...] = field(default=())
 
     def lines(self) -> list[str]:
@@ -172,11 +175,11 @@ class Isolation:
                           "the paths its command names are there"))
         out.append("  storage bound in total: "
                    + mark(self.storage, "size-capped /tmp and /dev/shm, file size limit"))
-        out.append("  memory of all its processes: "
-                   + mark(self.memory, "cgroup") + "; each process: enforced (RLIMIT_AS)")
+        out.append("  memory of all its processes: " + mark(self.memory, "cgroup"))
         out.append("  CPU time of all its processes: "
-                   + mark(self.cpu, f"cgroup, checked every {CPU_POLL:g} s")
-                   + "; each process: enforced (RLIMIT_CPU)")
+                   + mark(self.cpu, f"cgroup, checked every {CPU_POLL:g} s"))
+        out.append("  each process's memory, CPU time, open files, file size, no core "
+                   "dumps: " + mark(self.rlimits, "rlimits"))
         procs = {"cgroup": "cgroup pids.max", "rlimit": "RLIMIT_NPROC"}
         out.append("  process count of all its processes: "
                    + mark(self.processes is not None, procs.get(self.processes or "", "")))
@@ -192,7 +195,7 @@ class Isolation:
     def enforced(self) -> list[str]:
         """The names of the properties that hold (for tests and JSON)."""
         names = ("unprivileged", "readonly", "network", "hidden_files", "memory", "cpu",
-                 "storage", "killed", "no_signal")
+                 "storage", "killed", "no_signal", "rlimits")
         return [n for n in names if getattr(self, n)] + (["processes"] if self.processes
                                                           else [])
 
@@ -683,6 +686,16 @@ out["uid"] = [int(x) for x in st["Uid"]]
 out["caps"] = [int(st[k][0], 16) for k in ("CapPrm", "CapEff", "CapAmb", "CapInh")]
 out["bounding"] = int(st["CapBnd"][0], 16)
 out["nnp"] = st.get("NoNewPrivs", ["0"])[0] == "1"
+import resource
+out["rlimits"] = {n: resource.getrlimit(getattr(resource, n))[1]
+                  for n in ("RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_NOFILE", "RLIMIT_FSIZE",
+                            "RLIMIT_CORE")}
+try:  # more than its memory in one process
+    big = bytearray((a["mem"] + 32) << 20)
+    out["big"] = True
+    del big
+except MemoryError:
+    out["big"] = False
 def attempt_writes(tag):
     wrote = []
     for d in a["ro"]:
@@ -929,13 +942,17 @@ def measure(iso: Isolation, limits: Limits | None = None,
         inside_ok = not any(found["caps"]) and (found["nnp"] or found["bounding"] == 0)
         unprivileged = host_ok and inside_ok
         storage_cap = (probe_limits.storage_bytes * 5 // 4) >> 20
+        want = {"RLIMIT_AS": probe_limits.memory_mb << 20,
+                "RLIMIT_CPU": probe_limits.cpu_seconds, "RLIMIT_NOFILE": probe_limits.open_files,
+                "RLIMIT_FSIZE": probe_limits.file_mb << 20, "RLIMIT_CORE": 0}
+        rlimits = found["rlimits"] == want and not found["big"]
         return replace(
             iso, unprivileged=unprivileged, readonly=not wrote,
             network=not found["sockets"], hidden_files=not found["seen"],
             memory=found["memory_held"] < 3, cpu=cpu,
             processes=iso.processes if found["forked"] < probe_limits.processes else None,
             storage=found["stored_mb"] <= storage_cap, killed=killed,
-            no_signal=not found["signal"])
+            no_signal=not found["signal"], rlimits=rlimits)
 
 
 def _candidates() -> list[Isolation]:
