@@ -44,6 +44,13 @@ STDERR_TAIL = 2000
 """Characters of a ``cmd:`` entry's standard error kept per game (its end)."""
 
 
+def clean_stderr(text: str) -> str:
+    """The end of a program's standard error, safe to print and store: at
+    most :data:`STDERR_TAIL` characters, each line cleaned
+    (:func:`protocol.wire.clean_text`: no control, escape or bidi characters)."""
+    return "\n".join(clean_text(line) for line in text[-STDERR_TAIL:].splitlines())
+
+
 @dataclass(frozen=True, slots=True)
 class GameTask:
     index: int
@@ -584,8 +591,7 @@ async def _networked(task: GameTask, settings: Settings, times: list[list[float]
         for c in clients.values():
             c.cancel()
         for q, box in boxes.items():
-            logs[q]["stderr"] = "\n".join(
-                clean_text(line) for line in box.stderr_tail(STDERR_TAIL).splitlines())
+            logs[q]["stderr"] = clean_stderr(box.stderr_tail(STDERR_TAIL))
             await box.stop()
         for p in procs.values():
             if p.returncode is None:

@@ -892,7 +892,12 @@ def measure(iso: Isolation, limits: Limits | None = None,
             ours, theirs = socket.socketpair()
             box = Sandbox(probe_limits, iso)
             try:
-                await box.start(argv, theirs.fileno())
+                try:
+                    await box.start(argv, theirs.fileno())
+                except OSError as exc:
+                    who = f"uid {box.uid}" if box.uid is not None else "it"
+                    raise OSError(f"{who} cannot start {argv[0]}: "
+                                  f"{exc.strerror or exc}") from None
                 theirs.close()
                 reader, writer = await asyncio.open_connection(sock=ours)
                 try:

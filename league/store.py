@@ -21,7 +21,7 @@ from protocol.rules import GameLog, RulesError, Settings
 from protocol.wire import clean_text
 from server.clock import Clock
 
-from .games import GameOutcome
+from .games import GameOutcome, clean_stderr
 from .schedule import Entry
 
 DEFAULT_DB = "league.db"
@@ -256,12 +256,7 @@ def _seat_logs(value: Any, n: int) -> list[SeatLog]:
 
 
 def _stderr_text(value: Any) -> str:
-    """A program's standard error for display: line by line cleaned, at most
-    :data:`league.games.STDERR_TAIL` characters."""
-    from .games import STDERR_TAIL
-
-    text = value if isinstance(value, str) else str(value)
-    return "\n".join(clean_text(line) for line in text[-STDERR_TAIL:].splitlines())
+    return clean_stderr(value if isinstance(value, str) else str(value))
 
 
 def load_games(conn: sqlite3.Connection, league: int) -> list[StoredGame]:
