@@ -533,8 +533,10 @@ async def _networked(task: GameTask, settings: Settings, times: list[list[float]
                     key=keys[q]))
 
         async def failed(q: int, why: str) -> None:
-            """Seat ``q``'s entry failed: under a clock it forfeits, else the game fails."""
-            if task.clock is None:
+            """Seat ``q``'s entry failed: under a clock it forfeits, else (or before
+            the game has started: a seat that never joined cannot be played on)
+            the game fails."""
+            if task.clock is None or table.status == "waiting":
                 raise RuntimeError(why)
             if q not in gone:
                 gone.add(q)

@@ -341,3 +341,18 @@ def test_the_report_shows_each_seats_log(tmp_path: Path) -> None:
     assert "bye \\<b\\>\\[31m" in md and "exited with 3" in md
     seats = md[md.index("## Seats"):]
     assert seats.count("| slow |") == 3 and seats.count("| crash |") == 3
+
+
+def test_a_clocked_entry_that_exits_before_joining_fails_its_game_at_once(
+        tmp_path: Path) -> None:
+    """It cannot be played on (it never sat down): the game fails at once with
+    its stderr, instead of waiting for the game's --timeout."""
+    crash = "cmd:{python} -c \"import sys; sys.stderr.write('no luck'); sys.exit(4)\""
+    clock = Clock(bank_ms=300, increment_ms=50, timeouts=2)
+    run_league([Entry("r", "random"), Entry("crash", crash)], 2, players=2, seed=8,
+               db=tmp_path / "e.db", clock=clock, timeout=600, sandbox=False)
+    rows = _rows(tmp_path / "e.db")
+    assert [r["status"] for r in rows] == ["failed", "failed"]
+    for r in rows:
+        # its own failure, not the game's --timeout
+        assert "exited with 4" in r["error"] and "no luck" in r["error"], r["error"]
