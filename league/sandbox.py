@@ -241,6 +241,7 @@ def _cgroup_bases() -> tuple[tuple[str, str], ...]:
                 mount, root = v2
                 candidates.append((Path(mount) / os.path.relpath(path, root), file2))
         for base, name in candidates:
+            _remove_stale(base)
             trial = base / f"kaitaku-probe-{os.getpid()}"
             try:
                 trial.mkdir()
@@ -253,6 +254,18 @@ def _cgroup_bases() -> tuple[tuple[str, str], ...]:
                 out.append((kind, str(base.resolve())))
                 break
     return tuple(out)
+
+
+def _remove_stale(base: Path) -> None:
+    """Remove the empty cgroups a league that was killed left behind (named
+    after its process id, which is gone)."""
+    with contextlib.suppress(OSError):
+        for child in base.iterdir():
+            parts = child.name.split("-")
+            if len(parts) > 2 and parts[0] == "kaitaku" and parts[1].isdigit() \
+                    and not Path(f"/proc/{parts[1]}").exists():
+                with contextlib.suppress(OSError):
+                    child.rmdir()  # fails if a process is still in it
 
 
 def _cgroup_cpu_seconds(directory: Path) -> float | None:

@@ -452,7 +452,7 @@ def orphan(iso: Any, python: str, marker: str) -> None:
         theirs.close()
         reader, _ = await asyncio.open_connection(sock=ours)
         await reader.readline()
-        print("ready", flush=True)
+        print("ready", box.workdir, box.stderr_path, flush=True)
         await asyncio.sleep(600)
 
     asyncio.run(league())

@@ -209,13 +209,18 @@ def test_when_the_league_is_killed_its_entries_die_in_a_namespace_mode(case: Cas
                 *argv]
     league = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True, cwd="/tmp",
                               env={"PATH": "/usr/bin:/bin", "HOME": "/tmp"})
+    workdir = stderr = None
     try:
         assert league.stdout is not None
-        assert league.stdout.readline().strip() == "ready"
+        ready, workdir, stderr = league.stdout.readline().split()
+        assert ready == "ready"
         assert len(attacks.sb._processes_with(marker)) >= 2
     finally:
         league.kill()
         league.wait()
+        if workdir and stderr:  # what the killed league left
+            shutil.rmtree(workdir, ignore_errors=True)
+            Path(stderr).unlink(missing_ok=True)
     deadline = time.monotonic() + 3
     while attacks.sb._processes_with(marker) and time.monotonic() < deadline:
         time.sleep(0.02)
