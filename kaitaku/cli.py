@@ -714,12 +714,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     sl = SandboxLimits()
     for flag, default, what in (
-            ("--sandbox-memory", sl.memory_mb, "address space of a sandboxed entry, MB"),
-            ("--sandbox-cpu", sl.cpu_seconds, "CPU seconds of a sandboxed entry per game"),
+            ("--sandbox-memory", sl.memory_mb,
+             "memory of a sandboxed entry (as root: all its processes) and address "
+             "space of each process, MB"),
+            ("--sandbox-cpu", sl.cpu_seconds,
+             "CPU seconds of a sandboxed entry per game (as root: all its processes)"),
             ("--sandbox-processes", sl.processes,
              "processes and threads a sandboxed entry may have"),
             ("--sandbox-files", sl.open_files, "open files of a sandboxed entry"),
-            ("--sandbox-file-size", sl.file_mb, "largest file a sandboxed entry writes, MB")):
+            ("--sandbox-file-size", sl.file_mb,
+             "largest file a sandboxed entry writes, and the size of its private /tmp, MB")):
         lg.add_argument(flag, type=int, default=default, metavar="N",
                         help=f"{what} (default {default}; 0: no limit)")
     lg.add_argument("--json", action="store_true", help="print one JSON object")

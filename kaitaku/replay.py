@@ -167,7 +167,7 @@ def list_league_games(db: str) -> list[dict[str, Any]]:
     try:
         return list_games(conn)
     except (sqlite3.Error, ValueError) as exc:
-        raise ReplayError(f"{db}: {exc}") from exc
+        raise ReplayError(f"{db} cannot be read: {exc}") from exc
     finally:
         conn.close()
 

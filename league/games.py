@@ -27,6 +27,7 @@ from typing import Any
 from bots import Bot, make_bot, play_game
 from bots.base import safe_action
 from protocol.rules import Action, Event, GameLog, GameState, RulesError, Settings
+from protocol.wire import clean_text
 from server.clock import Clock, SeatClock
 
 from .duplicate import DuplicateChance
@@ -38,6 +39,16 @@ end stops there with no winner."""
 
 DEFAULT_TIMEOUT = 300.0
 """Seconds a game may take before it is stopped and recorded as failed."""
+
+STDERR_TAIL = 2000
+"""Characters of a ``cmd:`` entry's standard error kept per game (its end)."""
+
+
+def clean_stderr(text: str) -> str:
+    """The end of a program's standard error, safe to print and store: at
+    most :data:`STDERR_TAIL` characters, each line cleaned
+    (:func:`protocol.wire.clean_text`: no control, escape or bidi characters)."""
+    return "\n".join(clean_text(line) for line in text[-STDERR_TAIL:].splitlines())
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +88,9 @@ class GameOutcome:
     """Chess-clock timeouts per seat (empty without a clock)."""
     forfeits: list[int] = field(default_factory=list)
     """The seats that forfeited (ranked last)."""
+    seat_logs: list[dict[str, Any]] = field(default_factory=list)
+    """Per seat ``{"why": why it lost its seat or None, "stderr": the end of its
+    standard error, cleaned}`` (:class:`league.store.SeatLog`)."""
 
 
 class GameTimeout(RuntimeError):
@@ -285,6 +299,7 @@ def play_task(task: GameTask) -> GameOutcome:
             state.append(s)
 
     t0 = time.perf_counter()
+    logs: list[dict[str, Any]] = [{"why": None, "stderr": ""} for _ in task.specs]
     networked = any(is_command(spec) for spec in task.specs)
     use_alarm = (task.timeout > 0 and not networked and hasattr(signal, "setitimer")
                  and threading.current_thread() is threading.main_thread())
@@ -297,7 +312,7 @@ def play_task(task: GameTask) -> GameOutcome:
         timeouts: list[int] = []
         forfeits: list[int] = []
         if networked:
-            s, timeouts, forfeits = _play_networked(task, settings, times, state)
+            s, timeouts, forfeits = _play_networked(task, settings, times, state, logs)
             winner: int | None = s.winner
             turns, decisions, final = s.turn, len(s.log or ()), s
             vp = [s.total_vp(q) for q in range(settings.players)]
@@ -323,17 +338,20 @@ def play_task(task: GameTask) -> GameOutcome:
             vp = list(result.scores)
             timeouts = [c.clock.timeouts for c in clocks]
             forfeits = [q for q, c in enumerate(clocks) if c.forfeited]
+            for q, c in enumerate(clocks):
+                logs[q]["why"] = clean_text(c.why, 500) if c.why else None
         return GameOutcome(task.index, task.seed, "ok", None, winner, vp,
                            rank_seats(vp, winner, forfeits), turns, decisions,
                            time.perf_counter() - t0, times,
-                           json.dumps(GameLog.of(final).to_dict()), timeouts, forfeits)
+                           json.dumps(GameLog.of(final).to_dict()), timeouts, forfeits, logs)
     except Exception as exc:  # a failing bot must not stop the league
         partial = GameLog.of(state[0]) if state and state[0].log is not None else None
         turns = state[0].turn if state else 0
         decisions = len(partial.steps) if partial else 0
         return GameOutcome(task.index, task.seed, "failed", f"{type(exc).__name__}: {exc}",
                            None, [], [], turns, decisions, time.perf_counter() - t0, times,
-                           json.dumps(partial.to_dict()) if partial else None)
+                           json.dumps(partial.to_dict()) if partial else None,
+                           seat_logs=logs)
     finally:
         if use_alarm:
             signal.setitimer(signal.ITIMER_REAL, 0)
@@ -412,7 +430,8 @@ class _Watched(TimedBot):
 
 
 def _play_networked(task: GameTask, settings: Settings, times: list[list[float]],
-                    state: list[GameState]) -> tuple[GameState, list[int], list[int]]:
+                    state: list[GameState], logs: list[dict[str, Any]]
+                    ) -> tuple[GameState, list[int], list[int]]:
     """Play a game with external-command entries on a private server; return
     the final state, the clock timeouts per seat and the seats that forfeited.
 
@@ -427,7 +446,7 @@ def _play_networked(task: GameTask, settings: Settings, times: list[list[float]]
     {host}:{port} --table {table} --seat {seat} --key={key}``."""
     import asyncio
 
-    coro = _networked(task, settings, times, state)
+    coro = _networked(task, settings, times, state, logs)
     if task.timeout > 0:
         async def bounded() -> tuple[GameState, list[int], list[int]]:
             try:
@@ -449,7 +468,10 @@ async def _pair() -> tuple[Any, Any, Any]:
 
 
 async def _networked(task: GameTask, settings: Settings, times: list[list[float]],
-                     state: list[GameState]) -> tuple[GameState, list[int], list[int]]:
+                     state: list[GameState], logs: list[dict[str, Any]]
+                     ) -> tuple[GameState, list[int], list[int]]:
+    """See :func:`_play_networked`; ``logs`` gets each seat's reason for losing
+    it and the end of its standard error, whatever happens."""
     import asyncio
     import contextlib
     import shlex
@@ -478,7 +500,7 @@ async def _networked(task: GameTask, settings: Settings, times: list[list[float]
     errors: list[tuple[int, BaseException]] = []
     clients: dict[int, asyncio.Task[Any]] = {}
     procs: dict[int, Any] = {}
-    boxes: list[Sandbox] = []
+    boxes: dict[int, Sandbox] = {}
     gone: set[int] = set()  # seats whose program or bot failed (under a clock: forfeited)
     try:
         for q, spec in enumerate(task.specs):
@@ -492,7 +514,7 @@ async def _networked(task: GameTask, settings: Settings, times: list[list[float]
                 if task.sandbox:
                     reader, writer, theirs = await _pair()
                     box = Sandbox(task.limits)
-                    boxes.append(box)
+                    boxes[q] = box
                     try:
                         procs[q] = await box.start(argv, theirs.fileno())
                     finally:
@@ -511,11 +533,14 @@ async def _networked(task: GameTask, settings: Settings, times: list[list[float]
                     key=keys[q]))
 
         async def failed(q: int, why: str) -> None:
-            """Seat ``q``'s entry failed: under a clock it forfeits, else the game fails."""
-            if task.clock is None:
+            """Seat ``q``'s entry failed: under a clock it forfeits, else (or before
+            the game has started: a seat that never joined cannot be played on)
+            the game fails."""
+            if task.clock is None or table.status == "waiting":
                 raise RuntimeError(why)
             if q not in gone:
                 gone.add(q)
+                logs[q]["why"] = clean_text(why, 500)
                 table.submit("forfeit", (q, why[:300]))
 
         while table.game is None or table.game.phase != Phase.GAME_OVER.value:
@@ -525,7 +550,7 @@ async def _networked(task: GameTask, settings: Settings, times: list[list[float]
                 await failed(q, f"{type(exc).__name__}: {exc}")
             for q, p in procs.items():
                 if p.returncode is not None and q not in gone:
-                    owner = next((b for b in boxes if b.proc is p), None)
+                    owner = boxes.get(q)
                     if owner is not None:
                         err = owner.stderr_tail()
                     elif p.stderr is not None:
@@ -533,7 +558,7 @@ async def _networked(task: GameTask, settings: Settings, times: list[list[float]
                     else:
                         err = ""
                     await failed(q, f"the command for seat {q} exited with {p.returncode} "
-                                    f"before the game ended: {err.strip()[-300:]}")
+                                    f"before the game ended: {clean_text(err[-300:])}")
             for q, c in clients.items():
                 crash = c.exception() if c.done() else None
                 if crash is not None and q not in gone:
@@ -559,11 +584,16 @@ async def _networked(task: GameTask, settings: Settings, times: list[list[float]
         timeouts = ([seat.clock.timeouts if seat.clock is not None else 0
                      for seat in table.seats] if task.clock is not None else [])
         forfeits = [q for q, seat in enumerate(table.seats) if seat.forfeited]
+        for q in forfeits:
+            if logs[q]["why"] is None:  # the server's clock took the seat
+                logs[q]["why"] = (f"{timeouts[q]} timeouts or illegal actions" if timeouts
+                                  else "disconnected")
         return game, timeouts, forfeits
     finally:
         for c in clients.values():
             c.cancel()
-        for box in boxes:
+        for q, box in boxes.items():
+            logs[q]["stderr"] = clean_stderr(box.stderr_tail(STDERR_TAIL))
             await box.stop()
         for p in procs.values():
             if p.returncode is None:

@@ -13,8 +13,21 @@ from pathlib import Path
 
 from .charts import CSS, decision_times, heatmap_table, rating_chart
 from .ratings import Standings, head_to_head, rate
-from .stats import wilson_interval
-from .store import StoredGame, connect, league_info, load_games
+from .stats import percentile, wilson_interval
+from .store import SeatLog, StoredGame, connect, league_info, load_games
+
+_MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]<>|&!#~"})
+
+
+def _md(text: str) -> str:
+    """Text for a Markdown table cell: already clean (the store cleans what it
+    reads), with Markdown's and HTML's special characters escaped, so a name
+    or an error cannot add a link, an image, a tag or a column."""
+    return text.translate(_MD_SPECIAL)
+
+
+def _md_row(cells: Sequence[str]) -> str:
+    return "| " + " | ".join(_md(c) for c in cells) + " |"
 
 
 def _standings_rows(standings: Standings) -> list[list[str]]:
@@ -56,6 +69,42 @@ def _game_row(g: StoredGame) -> list[str]:
     seats = ", ".join(seat(q, n) for q, n in enumerate(g.seats))
     return [str(g.id), str(g.index), str(g.seed), seats, winner, str(g.turns),
             f"{g.duration:.2f}", g.status if g.status == "ok" else f"failed: {g.error}"]
+
+
+_SEAT_HEAD = ["game", "seat", "entry", "decisions", "mean ms", "p99 ms", "max ms", "timeouts",
+              "lost its seat"]
+
+
+def _seat_rows(games: Sequence[StoredGame]) -> list[tuple[list[str], str]]:
+    """Per game and seat, what its competitor wants to know: its decision
+    times, timeouts, why it lost its seat; with the end of its stderr."""
+    rows = []
+    for g in games:
+        for q, name in enumerate(g.seats):
+            us = sorted(g.times[q]) if q < len(g.times) else []
+            log = g.seat_logs[q] if q < len(g.seat_logs) else SeatLog()
+            rows.append(([str(g.id), str(q), name, str(len(us)),
+                          f"{sum(us) / len(us) / 1000:.3f}" if us else "–",
+                          f"{percentile(us, 0.99) / 1000:.3f}" if us else "–",
+                          f"{us[-1] / 1000:.3f}" if us else "–",
+                          str(g.timeouts[q]) if q < len(g.timeouts) else "–",
+                          log.why or ("forfeited" if q in g.forfeits else "")], log.stderr))
+    return rows
+
+
+def _seat_logs_html(games: Sequence[StoredGame]) -> str:
+    esc = html.escape
+    out = ["<table><tr>" + "".join(f'<th class="{"l" if c in ("entry", "lost its seat") else ""}">'
+                                   f"{esc(c)}</th>" for c in _SEAT_HEAD)
+           + '<th class="l">standard error (its end)</th></tr>']
+    for cells, err in _seat_rows(games):
+        tail = (f"<details><summary>{len(err)} characters</summary><pre>{esc(err)}</pre>"
+                "</details>") if err else ""
+        out.append("<tr>" + "".join(f'<td class="{"l" if i in (2, 8) else ""}">{esc(c)}</td>'
+                                    for i, c in enumerate(cells))
+                   + f'<td class="l">{tail}</td></tr>')
+    out.append("</table>")
+    return "\n".join(out)
 
 
 def _board_rows(names: Sequence[str], games: Sequence[StoredGame]) -> list[list[str]]:
@@ -107,27 +156,34 @@ def render(db: str, league: int) -> tuple[str, str]:
     clock = info.get("clock")
     if clock:
         mode += (f"clock {clock['clock_ms'] / 1000:g}+{clock['clock_increment_ms'] / 1000:g} s "
-                 f"({clock['clock_timeouts']} timeouts forfeit), ")
+                 f"({clock['clock_timeouts']:g} timeouts forfeit), ")
     summary = (f"{mode}seed {info['seed']}, {info['settings']['players']} players, "
                f"{len(games)} of {len(games) and max(g.index for g in games) + 1} games stored "
                f"({standings.played} ok, {standings.failed} failed); entries: {entries_text}")
 
     # Markdown
-    md = [f"# {title}", "", summary, "", "## Standings", "",
+    md = [f"# {title}", "", _md(summary), "", "## Standings", "",
           "| " + " | ".join(_STANDINGS_HEAD) + " |",
           "|" + "---|" * len(_STANDINGS_HEAD)]
-    md += ["| " + " | ".join(r) + " |" for r in _standings_rows(standings)]
+    md += [_md_row(r) for r in _standings_rows(standings)]
     md += ["", "Ratings: openskill Plackett-Luce over each game's ranking (final VP, the "
            "winner first, a seat that forfeited last); ordinal = mu - 3 sigma. Games and "
            "wins count seats. Decision times: in-process entries' act(), cmd: entries as "
            "the server measures them (its legal sent to their action received).", "",
            "## Head to head", "", "Row entry's win rate in games where the column entry "
-           "also played.", "", "| | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
-    md += [f"| {a} | " + " | ".join(_h2h_cell(h2h[a][b]) for b in names) + " |" for a in names]
+           "also played.", "", "| " + _md_row(names), "|---|" + "---|" * len(names)]
+    md += [_md_row([a, *(_h2h_cell(h2h[a][b]) for b in names)]) for a in names]
     md += ["", "## Games", "", "| id | index | seed | seats (VP) | winner | turns | seconds | "
            "status |", "|---|---|---|---|---|---|---|---|"]
-    md += ["| " + " | ".join(_game_row(g)) + " |" for g in games]
-    md += ["", f"Replay a game: `kaitaku replay ID --db {db}`", ""]
+    md += [_md_row(_game_row(g)) for g in games]
+    md += ["", f"Replay a game: kaitaku replay ID --db {_md(db)}", ""]
+    md += ["## Seats", "", "Per game and seat: decision times, chess-clock timeouts, why "
+           "the seat was lost, and the end of a cmd: entry's standard error.", "",
+           _md_row([*_SEAT_HEAD, "standard error (its end)"]),
+           "|" + "---|" * (len(_SEAT_HEAD) + 1)]
+    md += [_md_row([*cells, " / ".join(err.splitlines())[-300:]])
+           for cells, err in _seat_rows(games)]
+    md.append("")
 
     # HTML
     esc = html.escape
@@ -162,9 +218,9 @@ def render(db: str, league: int) -> tuple[str, str]:
                  "wins / seats played, then its mean VP.</p>")
         h.append(_boards_html(names, games))
         at = md.index("## Games")
-        md[at:at] = (["## Boards (duplicate)", "", "| board seed | " + " | ".join(names) + " |",
+        md[at:at] = (["## Boards (duplicate)", "", _md_row(["board seed", *names]),
                       "|---|" + "---|" * len(names)]
-                     + ["| " + " | ".join(r) + " |" for r in _board_rows(names, games)] + [""])
+                     + [_md_row(r) for r in _board_rows(names, games)] + [""])
     h.append("<h2>Games</h2><table><tr><th>id</th><th>index</th><th>seed</th>"
              '<th class="l">seats (VP)</th><th class="l">winner</th><th>turns</th>'
              '<th>seconds</th><th class="l">status</th><th class="l">replay</th></tr>')
@@ -175,7 +231,13 @@ def render(db: str, league: int) -> tuple[str, str]:
             f'<td class="{"l" if i in (3, 4, 7) else ""}">{esc(c)}</td>'
             for i, c in enumerate(row))
             + f'<td class="l"><code>{esc(_replay_cmd(g, db))}</code></td></tr>')
-    h.append("</table></body></html>")
+    h.append("</table>")
+    h.append("<h2>Seats</h2><p>Per game and seat: decision times (as above), chess-clock "
+             "timeouts, why the seat was lost (a crash, an exit, timeouts, illegal actions: a "
+             "built-in bot then played it), and the end of a <code>cmd:</code> entry's "
+             "standard error.</p>")
+    h.append(_seat_logs_html(games))
+    h.append("</body></html>")
     return "\n".join(h) + "\n", "\n".join(md)
 
 

@@ -307,8 +307,13 @@ def main(args: Any) -> int:
                         limits=limits)
     if args.report:
         from .report import write_report
+        from .store import DamagedDatabase
 
-        write_report(args.db, result.league, args.report)
+        try:
+            write_report(args.db, result.league, args.report)
+        except DamagedDatabase as exc:
+            print(f"kaitaku league: {args.db} cannot be read: {exc}", file=sys.stderr)
+            return 1
     if args.json:
         print(json.dumps(result.to_dict()))
     else:

@@ -2,80 +2,109 @@
 
 A sandboxed entry gets its connection to the game on its standard input and
 output (one end of a socket pair; the documented ``stdio`` transport of
-PROTOCOL.md), a private empty working directory, and limits on memory, CPU
-time, processes, open files and file size. Its whole process tree is killed
-when its game ends, and when the league process dies.
+PROTOCOL.md), a private working directory, and limits on memory, CPU time,
+processes, open files and what it can store. The league runs it in the first
+of these modes the machine offers:
 
-What is enforced depends on the machine; :func:`probe` finds out once and
-:meth:`Isolation.lines` says it plainly (``kaitaku league`` prints it at
-start):
+* **bubblewrap** (``bwrap``, Debian/Ubuntu package ``bubblewrap``) and
+  **unshare** (util-linux): new network, PID, IPC, UTS and mount namespaces.
+  Its file system is built from nothing: the system's directories, the
+  interpreter's prefix, the project's own packages (only the package
+  directories of an editable install, never the working tree around them)
+  and the paths its command line names, all read-only; a size-capped tmpfs
+  at ``/tmp`` (its home ``/tmp/work`` on it) and one at ``/dev/shm`` are the
+  only writable places. No host socket is reachable: the network namespace
+  has only its own loopback (abstract unix sockets belong to a network
+  namespace), and the host's directories that hold path sockets are not
+  there.
+* **resource limits only** where neither works.
 
-* **bubblewrap** (``bwrap``, Debian/Ubuntu package ``bubblewrap``): new
-  network, PID, IPC and UTS namespaces (no network at all), a file system
-  made of read-only system directories, the interpreter and the project,
-  a private ``/tmp`` and the bot's own directory as the only writable place.
-* **unshare** (util-linux) when bubblewrap is missing: new network and PID
-  namespaces (as root, or through a user namespace); as root also a mount
-  namespace where every mount is read-only except a private ``/tmp`` that
-  holds the bot's directory. Without root the file system is not isolated.
-* **resource limits** (POSIX rlimits) everywhere: address space, CPU
-  seconds, open files, file size, no core dumps; processes by
-  ``RLIMIT_NPROC`` for a non-root organiser, by a cgroup's ``pids.max`` when
-  the organiser is root and the cgroup file system is writable.
-* **the process tree** always dies with its game: the sandbox's PID
-  namespace (or its process group) is killed, and the child gets a
-  parent-death signal.
+Whoever runs the league, the entry never has a capability or uid 0 of the
+host: a root organiser runs each sandbox as its own unprivileged uid (above
+:data:`SANDBOX_UID_BASE`, no user has it) with an empty capability bounding
+set and ``no_new_privs``; a non-root organiser's entries run as that user in
+a user namespace (bubblewrap, unshare) or as that user (limits only).
 
-Nothing here is a security boundary against a kernel exploit; it keeps an
-ordinary program from reading the organiser's files, talking to the
-network, filling the disk or the process table, or outliving its game.
+Limits bind the entry as a whole where a cgroup is writable (the league runs
+as root): memory (``memory.max`` / ``memory.limit_in_bytes``), processes
+(``pids.max``) and CPU time (the cgroup's CPU counter, checked every
+:data:`CPU_POLL` seconds). Each process also gets rlimits (address space, CPU
+seconds, open files, file size, no core dumps); ``RLIMIT_NPROC`` binds the
+entry as a whole when it has a uid of its own (root) and roughly otherwise.
+
+Nothing is assumed: :func:`probe` runs a probe program in each candidate mode
+that attempts every escape (remounts, writes to a read-only bind, a TCP
+connection, abstract and path unix sockets, a look at the organiser's files,
+a signal to the league, a fork bomb, memory over the limit in several
+processes, more than its storage, a daemon in a new session) and
+:meth:`Isolation.lines` prints what it measured, ``NOT enforced`` for what
+did not hold. ``kaitaku league`` prints it at start.
+
+Nothing here is a security boundary against a kernel exploit.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import importlib.metadata
+import importlib.util
+import itertools
+import json
 import os
 import shutil
 import signal
-import subprocess
+import socket
 import sys
 import tempfile
+import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-PROBE_TIMEOUT = 5.0
-"""Seconds a probe of one isolation tool may take."""
-
-TMP_BYTES = 64 << 20
-"""Size of a sandbox's private /tmp."""
+PROBE_TIMEOUT = 10.0
+"""Seconds the probe of one mode may take."""
 
 SANDBOX_HOME = "/tmp/work"
-"""Where the bot's own directory appears inside a namespace sandbox."""
+"""The entry's own directory inside a namespace sandbox (on its private /tmp)."""
+
+SANDBOX_UID_BASE = 1 << 30
+"""A root organiser runs each sandbox as a uid of its own from here up: the
+league's process id and a counter, so no two live sandboxes share one."""
+
+CPU_POLL = 0.1
+"""Seconds between two looks at an entry's CPU time (cgroup)."""
+
+DEFAULT_STORAGE_MB = 64
+"""An entry's private /tmp when its file limit is 0 (no limit)."""
 
 _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/opt")
 _ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime",
               "/etc/passwd", "/etc/group", "/etc/nsswitch.conf", "/etc/alternatives",
               "/etc/hosts", "/etc/ssl", "/etc/ca-certificates", "/etc/mime.types")
+_DEVICES = ("null", "zero", "full", "random", "urandom")
 
 
 @dataclass(frozen=True, slots=True)
 class Limits:
-    """Per-process limits of a sandboxed entry (0: no limit of that kind)."""
+    """Limits of a sandboxed entry (0: no limit of that kind)."""
 
     memory_mb: int = 4096
-    """Address space (``RLIMIT_AS``). JavaScript engines reserve large address
-    ranges: give Node.js bots 16384 or 0."""
+    """Memory of the entry as a whole (a cgroup, where the league can make
+    one) and address space of each of its processes (``RLIMIT_AS``).
+    JavaScript engines reserve large address ranges: give Node.js bots 16384
+    or 0."""
     cpu_seconds: int = 600
-    """CPU time of the bot's process (``RLIMIT_CPU``), a safety net behind the
-    chess clock."""
+    """CPU time of the entry as a whole (a cgroup) and of each process
+    (``RLIMIT_CPU``), a safety net behind the chess clock."""
     processes: int = 64
-    """Processes and threads the bot may have at once."""
+    """Processes and threads the entry may have at once, all together."""
     open_files: int = 256
     file_mb: int = 64
-    """Largest file the bot may write (its standard error included)."""
+    """Largest file the entry may write (its standard error included), and the
+    size of its private /tmp (its directory is on it); its /dev/shm holds a
+    quarter of that."""
 
     def __post_init__(self) -> None:
         for name in ("memory_mb", "cpu_seconds", "processes", "open_files", "file_mb"):
@@ -83,124 +112,202 @@ class Limits:
             if type(value) is not int or value < 0:
                 raise ValueError(f"sandbox limit {name} must be an integer >= 0")
 
+    @property
+    def storage_bytes(self) -> int:
+        """Size of the private /tmp (its /dev/shm: a quarter of it)."""
+        return (self.file_mb or DEFAULT_STORAGE_MB) << 20
+
 
 @dataclass(frozen=True, slots=True)
 class Isolation:
-    """What this machine enforces for sandboxed entries."""
+    """A sandbox mode and what it enforces on this machine (as :func:`probe`
+    measured it; a mode not measured enforces nothing)."""
 
     tool: str | None
-    """``"bubblewrap"``, ``"unshare"`` or None (limits only)."""
-    network: bool
-    filesystem: bool
-    """Writes outside the bot's own directory (and its private /tmp) fail."""
-    hidden_files: bool
-    """The organiser's files are not visible at all (bubblewrap)."""
-    processes: str | None
-    """``"cgroup"``, ``"rlimit"`` or None."""
-    pid_namespace: bool
+    """``"bubblewrap"``, ``"unshare"`` or None (resource limits only)."""
     root: bool
+    """The league runs as root (each sandbox then gets a uid of its own)."""
     bwrap: str | None = None
-    unshare_user: bool = False
-    cgroup: str | None = None
-    """The pids cgroup directory sandboxes are created in (root only)."""
+    cgroups: tuple[tuple[str, str], ...] = ()
+    """(kind, directory) of the cgroups sandboxes are made in: kinds
+    ``memory``, ``pids``, ``cpu`` (root only)."""
+    unprivileged: bool = False
+    """No capability, no uid 0 of the host, no way to gain either."""
+    readonly: bool = False
+    """Writes outside its private /tmp and /dev/shm fail, remounts included."""
+    network: bool = False
+    """No host socket: no TCP/UDP, no abstract or path unix socket."""
+    hidden_files: bool = False
+    """The organiser's files (working tree, other directories) are not visible."""
+    memory: bool = False
+    """Memory bound for all its processes together."""
+    cpu: bool = False
+    """CPU time bound for all its processes together."""
+    processes: str | None = None
+    """How its process count is bound as a whole: ``"cgroup"``, ``"rlimit"`` or None."""
+    storage: bool = False
+    """What it can store on the host is bound in total."""
+    killed: bool = False
+    """Every process it starts dies with its game."""
+    no_signal: bool = False
+    """It cannot signal the league."""
+    rlimits: bool = False
+    """Each process has its rlimits (address space, CPU time, open files, file
+    size, no core dumps)."""
     notes: tuple[str, ...] = field(default=())
 
     def lines(self) -> list[str]:
         """A plain statement of what is and is not enforced here."""
-        def mark(ok: bool) -> str:
-            return "enforced" if ok else "NOT enforced"
+        def mark(ok: bool, how: str) -> str:
+            return f"enforced ({how})" if ok else "NOT enforced"
 
-        how = self.tool or "resource limits only"
-        out = [f"sandbox for cmd: entries: {how}"]
-        out.append(f"  no network: {mark(self.network)}")
-        fs = ("enforced (only its own directory and a private /tmp are writable"
-              + ("; the organiser's files are not visible)" if self.hidden_files
-                 else "; other files stay readable)") if self.filesystem else "NOT enforced")
-        out.append(f"  no writes outside its directory: {fs}")
-        out.append("  memory, CPU time, open files, file size: enforced (rlimits)")
-        procs = {"cgroup": "enforced (cgroup pids.max)", "rlimit": "enforced (RLIMIT_NPROC)"}
-        out.append(f"  process count: {procs.get(self.processes or '', 'NOT enforced')}")
-        out.append("  killed with its game: enforced ("
-                   + ("PID namespace" if self.pid_namespace else "process group") + ")")
+        ns = "its own namespaces" if self.tool else ""
+        out = [f"sandbox for cmd: entries: {self.tool or 'resource limits only'}"
+               + (" (the league runs as root)" if self.root else "")]
+        who = ("a uid of its own, no capabilities" if self.root
+               else "your uid, no capabilities")
+        out.append("  no root, no capabilities, no remount: " + mark(self.unprivileged, who))
+        out.append("  no network (TCP, UDP, unix sockets): " + mark(self.network, ns))
+        out.append("  no writes outside its private /tmp: "
+                   + mark(self.readonly, "read-only binds"))
+        out.append("  the organiser's files hidden: "
+                   + mark(self.hidden_files, "only the interpreter, the packages and "
+                          "the paths its command names are there"))
+        out.append("  storage bound in total: "
+                   + mark(self.storage, "size-capped /tmp and /dev/shm, file size limit"))
+        out.append("  memory of all its processes: " + mark(self.memory, "cgroup"))
+        out.append("  CPU time of all its processes: "
+                   + mark(self.cpu, f"cgroup, checked every {CPU_POLL:g} s"))
+        out.append("  each process's memory, CPU time, open files, file size, no core "
+                   "dumps: " + mark(self.rlimits, "rlimits"))
+        procs = {"cgroup": "cgroup pids.max", "rlimit": "RLIMIT_NPROC"}
+        out.append("  process count of all its processes: "
+                   + mark(self.processes is not None, procs.get(self.processes or "", "")))
+        out.append("  every process killed with its game: "
+                   + mark(self.killed, "PID namespace, also if the league is killed"
+                          if self.tool else "cgroup and uid; not if the league is killed"))
+        out.append("  cannot signal the league: "
+                   + mark(self.no_signal, "PID namespace" if self.tool else "another uid"))
         out.extend(f"  note: {n}" for n in self.notes)
         return out
 
+    @property
+    def enforced(self) -> list[str]:
+        """The names of the properties that hold (for tests and JSON)."""
+        names = ("unprivileged", "readonly", "network", "hidden_files", "memory", "cpu",
+                 "storage", "killed", "no_signal", "rlimits")
+        return [n for n in names if getattr(self, n)] + (["processes"] if self.processes
+                                                          else [])
 
-def _runs(argv: Sequence[str]) -> bool:
+
+# --- cgroups ---------------------------------------------------------------------------------
+
+_CGROUP_FILES = {  # kind: (v1 controller, v1 file, v2 file)
+    "memory": ("memory", "memory.limit_in_bytes", "memory.max"),
+    "pids": ("pids", "pids.max", "pids.max"),
+    "cpu": ("cpuacct", "cpuacct.usage", "cpu.stat"),
+}
+
+
+def _cgroup_bases() -> tuple[tuple[str, str], ...]:
+    """For each kind, the league's own cgroup directory in which it can make a
+    child that has the kind's file (v1 or v2); root only."""
     try:
-        return subprocess.run(list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL, timeout=PROBE_TIMEOUT).returncode == 0
-    except (OSError, subprocess.SubprocessError):
-        return False
+        own = [line.split(":", 2) for line in
+               Path("/proc/self/cgroup").read_text().strip().splitlines()]
+        mounts = Path("/proc/self/mountinfo").read_text().splitlines()
+    except OSError:
+        return ()
+    v1: dict[str, tuple[str, str]] = {}  # controller: (mount point, root in hierarchy)
+    v2: tuple[str, str] | None = None
+    for line in mounts:
+        pre, _, post = line.partition(" - ")
+        parts, rest = pre.split(), post.split()
+        if len(parts) < 5 or len(rest) < 3:
+            continue
+        if rest[0] == "cgroup2" and v2 is None:
+            v2 = (parts[4], parts[3])
+        elif rest[0] == "cgroup":
+            for opt in rest[2].split(","):
+                v1.setdefault(opt, (parts[4], parts[3]))
+    out: list[tuple[str, str]] = []
+    for kind, (controller, file1, file2) in _CGROUP_FILES.items():
+        candidates: list[tuple[Path, str]] = []
+        for _, names, path in own:
+            if controller in names.split(",") and controller in v1:
+                mount, root = v1[controller]
+                candidates.append((Path(mount) / os.path.relpath(path, root), file1))
+            elif names == "" and v2 is not None:
+                mount, root = v2
+                candidates.append((Path(mount) / os.path.relpath(path, root), file2))
+        for base, name in candidates:
+            _remove_stale(base)
+            trial = base / f"kaitaku-probe-{os.getpid()}"
+            try:
+                trial.mkdir()
+            except OSError:
+                continue
+            ok = (trial / name).exists()
+            with contextlib.suppress(OSError):
+                trial.rmdir()
+            if ok:
+                out.append((kind, str(base.resolve())))
+                break
+    return tuple(out)
 
 
-def _pids_cgroup_root() -> str | None:
-    """A writable cgroup directory with the pids controller (v2 or v1), or None."""
-    unified = Path("/sys/fs/cgroup")
-    candidates: list[Path] = []
-    controllers = unified / "cgroup.controllers"
-    if controllers.is_file():
-        with contextlib.suppress(OSError):
-            if "pids" in controllers.read_text().split():
-                own = Path("/proc/self/cgroup").read_text().strip().splitlines()
-                rel = next((line.split(":", 2)[2] for line in own if line.startswith("0::")), "/")
-                candidates.append(unified / rel.lstrip("/"))
-    candidates.append(unified / "pids")
-    for base in candidates:
-        if not (base / "pids.max").exists() and not (base / "cgroup.procs").exists():
-            continue
-        probe_dir = base / f"kaitaku-probe-{os.getpid()}"
-        try:
-            probe_dir.mkdir()
-        except OSError:
-            continue
-        ok = (probe_dir / "pids.max").exists()
-        with contextlib.suppress(OSError):
-            probe_dir.rmdir()
-        if ok:
-            return str(base)
+def _remove_stale(base: Path) -> None:
+    """Remove the empty cgroups a league that was killed left behind (named
+    after its process id, which is gone)."""
+    with contextlib.suppress(OSError):
+        for child in base.iterdir():
+            parts = child.name.split("-")
+            if len(parts) > 2 and parts[0] == "kaitaku" and parts[1].isdigit() \
+                    and not Path(f"/proc/{parts[1]}").exists():
+                with contextlib.suppress(OSError):
+                    child.rmdir()  # fails if a process is still in it
+
+
+def _cgroup_cpu_seconds(directory: Path) -> float | None:
+    with contextlib.suppress(OSError, ValueError):
+        if (directory / "cpuacct.usage").exists():
+            return int((directory / "cpuacct.usage").read_text()) / 1e9
+        for line in (directory / "cpu.stat").read_text().splitlines():
+            if line.startswith("usage_usec "):
+                return int(line.split()[1]) / 1e6
     return None
 
 
+# --- what an entry may read ------------------------------------------------------------------
+
+
+def _under(path: str, roots: Sequence[str]) -> bool:
+    return any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots)
+
+
 @functools.cache
-def probe() -> Isolation:
-    """Find out (once per process) which isolation this machine offers."""
-    if not sys.platform.startswith("linux"):
-        return Isolation(None, False, False, False, "rlimit" if os.name == "posix" else None,
-                         False, os.name == "posix" and os.geteuid() == 0,
-                         notes=("namespaces need Linux; only resource limits apply",))
-    root = os.geteuid() == 0
-    cgroup = _pids_cgroup_root() if root else None
-    procs = "cgroup" if cgroup else ("rlimit" if not root else None)
-    notes: list[str] = []
-    if root and cgroup is None:
-        notes.append("running as root without a writable pids cgroup: the process count "
-                     "cannot be limited (RLIMIT_NPROC does not bind root)")
-    bwrap = shutil.which("bwrap")
-    if bwrap and _runs([bwrap, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/",
-                        "--proc", "/proc", "--dev", "/dev", "true"]):
-        return Isolation("bubblewrap", True, True, True, procs, True, root, bwrap=bwrap,
-                         cgroup=cgroup, notes=tuple(notes))
-    unshare = shutil.which("unshare")
-    base = ["--net", "--pid", "--fork", "--kill-child", "--mount-proc"]
-    if unshare and root and _runs([unshare, *base, "--mount", "true"]):
-        notes.append("install bubblewrap to hide the organiser's files from the bots as well")
-        return Isolation("unshare", True, True, False, procs, True, root, cgroup=cgroup,
-                         notes=tuple(notes))
-    if unshare and _runs([unshare, "--user", "--map-root-user", *base, "true"]):
-        notes.append("without root or bubblewrap a bot can still write the organiser's "
-                     "files: install bubblewrap")
-        return Isolation("unshare", True, False, False, procs, True, root,
-                         unshare_user=True, cgroup=cgroup, notes=tuple(notes))
-    notes.append("no bubblewrap and no usable unshare: network and files are not isolated")
-    return Isolation(None, False, False, False, procs, False, root, cgroup=cgroup,
-                     notes=tuple(notes))
+def _project_packages() -> tuple[str, ...]:
+    """The directories of this project's top-level packages (with an editable
+    install they are in the working tree: only they are made visible)."""
+    dirs: set[str] = set()
+    with contextlib.suppress(Exception):
+        for name, dists in importlib.metadata.packages_distributions().items():
+            if "kaitaku" in dists:
+                spec = importlib.util.find_spec(name)
+                for loc in (spec.submodule_search_locations or []) if spec else []:
+                    dirs.add(os.path.realpath(loc))
+    if not dirs:  # not installed: this package's own tree
+        here = Path(__file__).resolve().parent.parent
+        for name in ("protocol", "bots", "server", "client", "league", "kaitaku"):
+            if (here / name / "__init__.py").is_file():
+                dirs.add(str(here / name))
+    return tuple(sorted(dirs))
 
 
 def _readable_paths(argv: Sequence[str] = ()) -> list[str]:
-    """What a sandboxed bot may read besides the system: the interpreter, its
-    libraries, this project (so ``{python} -m kaitaku bot`` works) and any
-    program or script its command line names by an absolute path."""
+    """What a sandboxed entry may read besides the system: the interpreter, its
+    libraries, this project's packages (so ``{python} -m kaitaku bot`` works)
+    and any program or script its command line names by an absolute path."""
     prefixes = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
     paths = set(prefixes)
     paths.add(os.path.dirname(os.path.realpath(sys.executable)))
@@ -208,7 +315,7 @@ def _readable_paths(argv: Sequence[str] = ()) -> list[str]:
         real = os.path.realpath(p) if p else ""
         if real and os.path.isdir(real) and any(real.startswith(q + os.sep) for q in prefixes):
             paths.add(real)
-    paths.add(str(Path(__file__).resolve().parent.parent))  # the project itself
+    paths.update(_project_packages())
     for a in argv:
         if os.path.isabs(a) and os.path.exists(a):
             paths.update((a, os.path.realpath(a)))
@@ -217,61 +324,86 @@ def _readable_paths(argv: Sequence[str] = ()) -> list[str]:
     return [p for p in out if not any(p != q and p.startswith(q + os.sep) for q in out)]
 
 
-# The sandbox init when only unshare is available and the organiser is root:
-# a mount namespace in which every mount is read-only, the bot's directory on
-# a private /tmp, private /dev/shm and /var/tmp.
-_UNSHARE_ROOT_INIT = r"""
+def _binds(argv: Sequence[str]) -> list[str]:
+    """Every host path bound read-only into a namespace sandbox, system first."""
+    system = [d for d in _SYSTEM_DIRS if os.path.exists(d)]
+    rest = [p for p in _readable_paths(argv) if not _under(p, system)]
+    return system + [f for f in _ETC_FILES if os.path.exists(f)] + rest
+
+
+def _ancestors(paths: Sequence[str]) -> list[str]:
+    out: set[str] = set()
+    for p in paths:
+        parent = os.path.dirname(p)
+        while parent not in ("/", ""):
+            out.add(parent)
+            parent = os.path.dirname(parent)
+    return sorted(out, key=lambda p: (p.count("/"), p))
+
+
+# --- inside the sandbox ----------------------------------------------------------------------
+
+# The unshare mode's init (run as root, or as root of a user namespace): a new
+# root on a tmpfs with the binds listed in $KEEP, a proc, a minimal /dev, a
+# size-capped /tmp and /dev/shm; then pivot_root into it, drop the old root,
+# and start the entry with no capabilities (as root: its own uid).
+_UNSHARE_INIT = r"""
 set -e
-W="$1"; shift
-mkdir -p "$W/.root" "$W/.dev"
-mount -t tmpfs -o mode=1777,size=64m none "$W/.root"  # = TMP_BYTES
-mkdir "$W/.root/work"
-mount --bind "$W" "$W/.root/work"
-# What the bot needs that lived under /tmp (the project, its script), one per line.
+PATH="$PATH:/usr/sbin:/sbin"
+R="$1"; TMPSZ="$2"; SHMSZ="$3"; DROP="$4"; shift 4
+mount -t tmpfs -o mode=755,size=4m kaitaku-root "$R"
+mkdir "$R/tmp"
+mount -t tmpfs -o mode=1777,size="$TMPSZ" kaitaku-tmp "$R/tmp"
+mkdir -m 777 "$R/tmp/work"
 while IFS= read -r k; do
   [ -n "$k" ] || continue
-  t="$W/.root/${k#/tmp/}"
+  t="$R$k"
   if [ -d "$k" ]; then mkdir -p "$t"; else mkdir -p "$(dirname "$t")"; : > "$t"; fi
-  mount --bind "$k" "$t"
+  mount --bind "$k" "$t"  # not recursive: a mount below it stays out of sight
   mount -o remount,bind,ro "$t"
 done <<KEEP_END
 $KEEP
 KEEP_END
-mount -t tmpfs -o mode=755,size=1m none "$W/.dev"
+mkdir -p "$R/proc" "$R/dev" "$R/.old"
+mount -t proc proc "$R/proc"
+mount -t tmpfs -o mode=755,size=64k kaitaku-dev "$R/dev"
 for d in null zero full random urandom; do
-  touch "$W/.dev/$d"; mount --bind "/dev/$d" "$W/.dev/$d"
+  : > "$R/dev/$d"; mount --bind "/dev/$d" "$R/dev/$d"
 done
-mkdir "$W/.dev/shm"
-mount -t tmpfs -o mode=1777,size=16m none "$W/.dev/shm"
-ln -s /proc/self/fd "$W/.dev/fd"
-mount --move "$W/.dev" /dev
-mount --move "$W/.root" /tmp
-mount -t tmpfs -o mode=1777,size=16m none /var/tmp 2>/dev/null || true
-for m in $(awk '{print $5}' /proc/self/mountinfo | sort -r); do
-  case "$m" in /tmp|/tmp/*|/dev|/dev/*|/var/tmp) continue;; esac
-  mount -o remount,bind,ro "$m" 2>/dev/null || true
-done
+ln -s /proc/self/fd "$R/dev/fd"; ln -s /proc/self/fd/0 "$R/dev/stdin"
+ln -s /proc/self/fd/1 "$R/dev/stdout"; ln -s /proc/self/fd/2 "$R/dev/stderr"
+mkdir "$R/dev/shm"
+mount -t tmpfs -o mode=1777,size="$SHMSZ" kaitaku-shm "$R/dev/shm"
+mount -o remount,ro kaitaku-dev "$R/dev" 2>/dev/null || mount -o remount,ro "$R/dev"
+mount -o remount,ro kaitaku-root "$R" 2>/dev/null || mount -o remount,ro "$R"
+cd "$R"
+pivot_root . .old
+umount -l /.old
 cd /tmp/work
-exec setpriv --no-new-privs --bounding-set=-all --inh-caps=-all --clear-groups -- "$@"
+if [ "$DROP" = - ]; then
+  exec setpriv --no-new-privs --bounding-set=-all --inh-caps=-all -- "$@"
+fi
+exec setpriv --reuid="$DROP" --regid="$DROP" --clear-groups --no-new-privs \
+  --bounding-set=-all --inh-caps=-all -- "$@"
 """
 
-_UNSHARE_USER_INIT = r"""
-W="$1"; shift
-cd "$W"
-exec "$@"
-"""
+_PR_SET_PDEATHSIG = 1
+_PR_CAPBSET_DROP = 24
+_PR_SET_NO_NEW_PRIVS = 38
 
 
-def _limit_self(limits: Limits, nproc: int | None) -> None:
-    """In the child before exec: rlimits, its own session, a parent-death signal."""
+def _child_setup(limits: Limits, nproc: int | None, cgroups: Sequence[str],
+                 uid: int | None) -> None:
+    """In the child before exec: its own session, its cgroups, rlimits, no new
+    privileges; as root (limits only) its own uid with no capabilities; a
+    parent-death signal."""
+    import ctypes
     import resource
 
     os.setsid()
-    with contextlib.suppress(Exception):
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: die with the league
+    for cg in cgroups:
+        with open(os.path.join(cg, "cgroup.procs"), "w") as f:
+            f.write(str(os.getpid()))
 
     def cap(kind: int, value: int) -> None:
         with contextlib.suppress(ValueError, OSError):
@@ -288,6 +420,18 @@ def _limit_self(limits: Limits, nproc: int | None) -> None:
         cap(resource.RLIMIT_FSIZE, limits.file_mb << 20)
     if nproc is not None:
         cap(resource.RLIMIT_NPROC, nproc)
+    if not sys.platform.startswith("linux"):
+        return  # no prctl: limits only (and probe() says so)
+    libc = ctypes.CDLL(None, use_errno=True)
+    if uid is not None:
+        for c in range(64):
+            libc.prctl(_PR_CAPBSET_DROP, c, 0, 0, 0)
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "PR_SET_NO_NEW_PRIVS")
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # die with the league
 
 
 def _own_process_count() -> int:
@@ -304,21 +448,48 @@ def _own_process_count() -> int:
     return count
 
 
+def _kill_uid(uid: int) -> None:
+    """Kill every process of ``uid`` at once: ``kill(-1)`` as that uid (the
+    kernel signals them all under one lock, so none can fork away)."""
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child only makes system calls
+        try:
+            os.setgroups([])
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+            os.kill(-1, signal.SIGKILL)
+        except BaseException:
+            pass
+        os._exit(0)
+    os.waitpid(pid, 0)
+
+
+_serial = itertools.count()
+
+
 class Sandbox:
     """One sandboxed program: started with :meth:`start`, ended (with its whole
-    process tree) by :meth:`stop`. ``base`` is where its private directory is
+    process tree) by :meth:`stop`. ``base`` is where its host directory is
     made (a temporary directory by default)."""
 
     def __init__(self, limits: Limits | None = None, isolation: Isolation | None = None,
                  base: str | Path | None = None) -> None:
         self.limits = limits or Limits()
         self.isolation = isolation or probe()
+        self.uid: int | None = None
+        if self.isolation.root:
+            self.uid = SANDBOX_UID_BASE + (((os.getpid() & 0x3FFFFF) << 8)
+                                           | (next(_serial) & 0xFF))
         self.workdir = Path(tempfile.mkdtemp(prefix="kaitaku-bot-", dir=base))
+        if self.uid is not None:
+            os.chown(self.workdir, self.uid, self.uid)
         self.stderr_path = Path(tempfile.mkstemp(prefix="kaitaku-bot-", suffix=".err",
                                                  dir=base)[1])
-        self.cgroup: Path | None = None
+        self.cgroups: list[tuple[str, Path]] = []
         self.proc: Any = None
-        self._keep: list[str] = []
+        self.ended: str | None = None
+        """Why the league ended the program (a limit it passed), if it did."""
+        self._watch: Any = None
 
     # -- the command line -----------------------------------------------------------
 
@@ -326,46 +497,70 @@ class Sandbox:
         """The full command line that runs ``argv`` in this sandbox."""
         iso = self.isolation
         inner = list(argv)
+        tmp = self.limits.storage_bytes
+        drop: list[str] = []
+        if self.uid is not None:
+            drop = ["setpriv", f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups",
+                    "--no-new-privs", "--bounding-set=-all", "--inh-caps=-all", "--"]
         if iso.tool == "bubblewrap":
             assert iso.bwrap is not None
-            cmd = [iso.bwrap, "--die-with-parent", "--unshare-all", "--new-session",
-                   "--proc", "/proc", "--dev", "/dev", "--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
-            for d in _SYSTEM_DIRS:
-                cmd += ["--ro-bind-try", d, d]
-            for f in _ETC_FILES:
-                cmd += ["--ro-bind-try", f, f]
-            for p in _readable_paths(inner):
-                cmd += ["--ro-bind", p, p]
-            cmd += ["--bind", str(self.workdir), SANDBOX_HOME, "--chdir", SANDBOX_HOME,
-                    "--setenv", "HOME", SANDBOX_HOME, "--setenv", "TMPDIR", "/tmp",
-                    "--remount-ro", "/", "--"]
-            return self._in_cgroup(cmd + inner)
+            cmd = [iso.bwrap, "--die-with-parent", "--new-session", "--unshare-pid",
+                   "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+            if not iso.root:
+                cmd += ["--unshare-user"]
+            # /tmp first: what the command names under the organiser's /tmp is
+            # bound onto the entry's own (empty) one.
+            cmd += ["--perms", "1777", "--size", str(tmp), "--tmpfs", "/tmp",
+                    "--perms", "0777", "--dir", SANDBOX_HOME]
+            binds = _binds(inner)
+            for d in ["/etc", *_ancestors([b for b in binds if not b.startswith("/etc/")])]:
+                if d != "/tmp":
+                    cmd += ["--perms", "0755", "--dir", d]
+            for b in binds:
+                cmd += ["--ro-bind", b, b]
+            cmd += ["--proc", "/proc", "--dev", "/dev",
+                    "--perms", "1777", "--size", str(tmp // 4), "--tmpfs", "/dev/shm",
+                    "--remount-ro", "/dev", "--remount-ro", "/",
+                    "--chdir", SANDBOX_HOME, "--setenv", "HOME", SANDBOX_HOME,
+                    "--setenv", "TMPDIR", "/tmp", "--"]
+            return cmd + drop + inner
         if iso.tool == "unshare":
-            base = ["unshare", "--net", "--pid", "--fork", "--kill-child", "--mount-proc"]
-            if iso.unshare_user:
+            base = ["unshare", "--mount", "--net", "--pid", "--ipc", "--uts", "--fork",
+                    "--kill-child"]
+            if not iso.root:
                 base[1:1] = ["--user", "--map-root-user"]
-                init = _UNSHARE_USER_INIT
-            else:
-                base.append("--mount")
-                init = _UNSHARE_ROOT_INIT
-            cmd = [*base, "--", "sh", "-c", init, "sh", str(self.workdir), *inner]
-            self._keep = [p for p in _readable_paths(inner) if p.startswith("/tmp/")]
-            return self._in_cgroup(cmd)
-        return self._in_cgroup(inner)
+            return [*base, "--", "/bin/sh", "-c", _UNSHARE_INIT, "sh", str(self.workdir),
+                    str(tmp), str(tmp // 4), str(self.uid) if self.uid is not None else "-",
+                    *inner]
+        return inner
 
-    def _in_cgroup(self, cmd: list[str]) -> list[str]:
-        root = self.isolation.cgroup
-        if root is None or not self.limits.processes:
-            return cmd
-        cg = Path(root) / f"kaitaku-{os.getpid()}-{self.workdir.name}"
-        try:
-            cg.mkdir()
-            (cg / "pids.max").write_text(str(self.limits.processes))
-        except OSError:
-            return cmd
-        self.cgroup = cg
-        # The shell moves itself into the cgroup before anything can fork.
-        return ["sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', str(cg), *cmd]
+    def _make_cgroups(self) -> list[str]:
+        """This sandbox's cgroups (root only), with its limits written."""
+        lim = self.limits
+        made: list[str] = []
+        for kind, base in self.isolation.cgroups:
+            cg = Path(base) / f"kaitaku-{os.getpid()}-{self.workdir.name}"
+            try:
+                cg.mkdir(exist_ok=True)
+                if kind == "memory" and lim.memory_mb:
+                    name = "memory.max" if (cg / "memory.max").exists() \
+                        else "memory.limit_in_bytes"
+                    (cg / name).write_text(str(lim.memory_mb << 20))
+                    with contextlib.suppress(OSError):  # v1 with swap accounting
+                        (cg / "memory.memsw.limit_in_bytes").write_text(
+                            str(lim.memory_mb << 20))
+                    with contextlib.suppress(OSError):  # v2: no swap either
+                        (cg / "memory.swap.max").write_text("0")
+                elif kind == "pids" and lim.processes:
+                    (cg / "pids.max").write_text(str(lim.processes))
+            except OSError:
+                with contextlib.suppress(OSError):
+                    cg.rmdir()
+                continue
+            self.cgroups.append((kind, cg))
+            if str(cg) not in made:
+                made.append(str(cg))
+        return made
 
     # -- life ----------------------------------------------------------------------
 
@@ -378,69 +573,446 @@ class Sandbox:
 
         iso = self.isolation
         nproc: int | None = None
-        if iso.processes == "rlimit" and self.limits.processes:
-            nproc = _own_process_count() + self.limits.processes
+        if self.limits.processes:
+            nproc = (self.limits.processes if self.uid is not None
+                     else _own_process_count() + self.limits.processes)
+        home = SANDBOX_HOME if iso.tool else str(self.workdir)
         clean_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8",
-                     "HOME": SANDBOX_HOME if iso.filesystem else str(self.workdir),
-                     "TMPDIR": "/tmp" if iso.filesystem else str(self.workdir),
+                     "HOME": home, "TMPDIR": "/tmp" if iso.tool else str(self.workdir),
                      "PYTHONDONTWRITEBYTECODE": "1", **(env or {})}
-        limits = self.limits
         command = self.wrap(argv)
-        if self._keep:
-            clean_env["KEEP"] = "\n".join(self._keep)
+        if iso.tool == "unshare":
+            clean_env["KEEP"] = "\n".join(_binds(argv))
+        cgroups = self._make_cgroups()
+        limits, uid = self.limits, (self.uid if iso.tool is None else None)
         with open(self.stderr_path, "wb") as err:
             self.proc = await asyncio.create_subprocess_exec(
                 *command, stdin=connection, stdout=connection, stderr=err,
                 cwd=str(self.workdir), env=clean_env,
-                preexec_fn=lambda: _limit_self(limits, nproc))
+                preexec_fn=lambda: _child_setup(limits, nproc, cgroups, uid))
+        cpu = next((cg for kind, cg in self.cgroups if kind == "cpu"), None)
+        if cpu is not None and self.limits.cpu_seconds:
+            self._watch = asyncio.ensure_future(self._watch_cpu(cpu))
         return self.proc
 
+    async def _watch_cpu(self, cg: Path) -> None:
+        import asyncio
+
+        while self.proc is not None and self.proc.returncode is None:
+            used = _cgroup_cpu_seconds(cg)
+            if used is not None and used > self.limits.cpu_seconds:
+                self.ended = (f"the league ended it: {used:.1f} s of CPU time, over its "
+                              f"limit of {self.limits.cpu_seconds} s")
+                self._kill_all()
+                return
+            await asyncio.sleep(CPU_POLL)
+
     def stderr_tail(self, limit: int = 300) -> str:
+        """The end of what it wrote to its standard error (raw: clean it before
+        printing, :func:`league.text.clean`), after why the league ended it."""
         try:
             with open(self.stderr_path, "rb") as f:
                 f.seek(0, os.SEEK_END)
                 f.seek(max(0, f.tell() - 4 * limit))
-                return f.read().decode(errors="replace").strip()[-limit:]
+                tail = f.read().decode(errors="replace").strip()[-limit:]
         except OSError:
-            return ""
+            tail = ""
+        ended = self.ended or self._oom_note()
+        return f"{ended}; {tail}" if ended else tail
+
+    def _oom_note(self) -> str | None:
+        """Whether the memory cgroup's limit killed one of its processes."""
+        for kind, cg in self.cgroups:
+            if kind != "memory":
+                continue
+            for name in ("memory.events", "memory.oom_control"):
+                with contextlib.suppress(OSError, ValueError):
+                    for line in (cg / name).read_text().splitlines():
+                        key, _, value = line.partition(" ")
+                        if key == "oom_kill" and int(value) > 0:
+                            return (f"the league's memory limit ({self.limits.memory_mb} MB "
+                                    "for all its processes) killed a process of it")
+        return None
+
+    def _kill_all(self) -> None:
+        """SIGKILL to everything it started: its process group, its cgroups'
+        processes and (as root) every process of its uid."""
+        proc = self.proc
+        if proc is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
+        if self.uid is not None:
+            _kill_uid(self.uid)
+        for _, cg in self.cgroups:
+            for _ in range(50):
+                try:
+                    pids = [int(p) for p in (cg / "cgroup.procs").read_text().split()]
+                except OSError:
+                    break
+                if not pids:
+                    break
+                for pid in pids:
+                    with contextlib.suppress(ProcessLookupError, PermissionError):
+                        os.kill(pid, signal.SIGKILL)
+                time.sleep(0.01)
 
     async def stop(self, grace: float = 1.0) -> None:
         """End the program and everything it started; remove its directory."""
         import asyncio
 
+        if self._watch is not None:
+            self._watch.cancel()
         proc = self.proc
         if proc is not None and proc.returncode is None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(proc.pid, signal.SIGTERM)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(proc.wait(), grace)
+        self._kill_all()
         if proc is not None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(proc.pid, signal.SIGKILL)
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(proc.wait(), 5)
-        self._kill_cgroup()
+        for _, cg in self.cgroups:
+            with contextlib.suppress(OSError):
+                cg.rmdir()
+        self.cgroups = []
         shutil.rmtree(self.workdir, ignore_errors=True)
         with contextlib.suppress(OSError):
             self.stderr_path.unlink()
 
-    def _kill_cgroup(self) -> None:
-        cg = self.cgroup
-        if cg is None:
-            return
-        import time
 
-        for _ in range(50):
+# --- measuring what holds --------------------------------------------------------------------
+
+# The probe program: attempts every escape in the sandbox and says (one JSON
+# line on its standard output) what worked; then starts a daemon in a new
+# session and waits until the league closes its connection. Standard library
+# only; runs as the entry would.
+_PROBE = r'''
+import ctypes, json, os, select, signal, socket, sys, time
+a = json.loads(sys.argv[1]); out = {}
+libc = ctypes.CDLL(None, use_errno=True)
+st = {}
+for line in open("/proc/self/status"):
+    k, _, v = line.partition(":")
+    st[k] = v.split()
+out["uid"] = [int(x) for x in st["Uid"]]
+out["caps"] = [int(st[k][0], 16) for k in ("CapPrm", "CapEff", "CapAmb", "CapInh")]
+out["bounding"] = int(st["CapBnd"][0], 16)
+out["nnp"] = st.get("NoNewPrivs", ["0"])[0] == "1"
+import resource
+out["rlimits"] = {n: resource.getrlimit(getattr(resource, n))[1]
+                  for n in ("RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_NOFILE", "RLIMIT_FSIZE",
+                            "RLIMIT_CORE")}
+try:  # more than its memory in one process
+    big = bytearray((a["mem"] + 32) << 20)
+    out["big"] = True
+    del big
+except MemoryError:
+    out["big"] = False
+def attempt_writes(tag):
+    wrote = []
+    for d in a["ro"]:
+        for how in ("mount", "bind", "tmpfs"):
+            if how == "mount":
+                libc.mount(None, d.encode(), None, ctypes.c_ulong(32 | 4096), None)
+            elif how == "bind":
+                libc.mount(None, d.encode(), None, ctypes.c_ulong(32), None)
+            else:
+                libc.mount(b"none", d.encode(), b"tmpfs", ctypes.c_ulong(0), None)
             try:
-                pids = [int(p) for p in (cg / "cgroup.procs").read_text().split()]
+                with open(os.path.join(d, "w-%s-%s" % (tag, how)), "w") as f:
+                    f.write("x")
+                wrote.append(d)
             except OSError:
-                break
-            if not pids:
-                break
-            for pid in pids:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(pid, signal.SIGKILL)
-            time.sleep(0.02)
+                pass
+    return wrote
+out["wrote"] = attempt_writes("plain")
+r, w = os.pipe()
+pid = os.fork()
+if pid == 0:  # the same in a user and mount namespace of its own
+    ok = libc.unshare(0x10000000 | 0x00020000) == 0
+    os.write(w, json.dumps(attempt_writes("userns") if ok else []).encode())
+    os._exit(0)
+os.close(w); os.waitpid(pid, 0)
+out["wrote"] += json.loads(os.read(r, 65536) or b"[]"); os.close(r)
+out["sockets"] = []
+for fam, addr in ((socket.AF_INET, ("127.0.0.1", a["port"])), (socket.AF_UNIX, a["abstract"]),
+                  (socket.AF_UNIX, a["path"])):
+    try:
+        s = socket.socket(fam, socket.SOCK_STREAM); s.settimeout(2); s.connect(addr)
+        out["sockets"].append(repr(addr)); s.close()
+    except OSError:
+        pass
+out["seen"] = [p for p in a["hidden"] if os.path.lexists(p)]
+try:
+    os.kill(a["league"], 0); out["signal"] = True
+except OSError:
+    out["signal"] = False
+kids = []
+for _ in range(a["procs"] + 8):
+    try:
+        k = os.fork()
+    except OSError:
+        break
+    if k == 0:
+        signal.pause(); os._exit(0)
+    kids.append(k)
+out["forked"] = len(kids)
+for k in kids:
+    os.kill(k, signal.SIGKILL); os.waitpid(k, 0)
+n, chunk, held = 3, a["mem"] * 9 // 20, []
+r, w = os.pipe()
+for _ in range(n):
+    k = os.fork()
+    if k == 0:
+        try:
+            block = b"m" * (chunk << 20); os.write(w, b"1")
+        except MemoryError:
+            os._exit(1)
+        signal.pause(); os._exit(0)
+    held.append(k)
+os.close(w)
+got, alive = 0, set(held)
+while got + n - len(alive) < n:
+    if select.select([r], [], [], 0.05)[0]:
+        got += len(os.read(r, 16) or b"")
+    for k in list(alive):
+        if os.waitpid(k, os.WNOHANG)[0]:
+            alive.discard(k)
+out["memory_held"] = sum(1 for k in held if k in alive and os.waitpid(k, os.WNOHANG)[0] == 0)
+for k in held:
+    with __import__("contextlib").suppress(OSError):
+        os.kill(k, signal.SIGKILL); os.waitpid(k, 0)
+stored, mb = 0, b"s" * (1 << 20)
+for d in a["store"]:
+    for i in range(a["store_cap"]):
+        if stored >= a["store_cap"]:
+            break
+        try:
+            with open(os.path.join(d, "%s-%d" % (a["tag"], i)), "wb") as f:
+                f.write(mb)
+            stored += 1
+        except OSError:
+            break
+out["stored_mb"] = stored
+t = time.process_time()
+while time.process_time() - t < 0.05:
+    pass
+r, w = os.pipe()
+if os.fork() == 0:  # a daemon in a session of its own, its parent gone
+    os.setsid()
+    if os.fork() == 0:
+        os.write(w, b"1")
+        signal.pause()
+    os._exit(0)
+os.read(r, 1)
+sys.stdout.write(json.dumps(out) + "\n"); sys.stdout.flush()
+sys.stdin.read()
+'''
+
+
+def _processes_with(marker: str) -> list[int]:
+    """Processes (seen from here) running a Python program whose command line
+    holds ``marker``."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+        except OSError:
+            continue
+        if argv and os.path.basename(argv[0]).startswith(b"python") \
+                and any(marker.encode() in a for a in argv):
+            out.append(int(entry))
+    return out
+
+
+def _host_view(pid: int) -> tuple[list[int], int] | None:
+    """(host uids, effective capabilities) of a process, as the host sees it."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+    return [int(x) for x in fields["Uid"].split()], int(fields["CapEff"].split()[0], 16)
+
+
+def _organiser_paths(named: Sequence[str] = (), limit: int = 20) -> list[str]:
+    """Paths of the organiser's that a sandbox must not show: what is in the
+    league's working directory and, with an editable install, the working
+    tree around the project's packages (``.git``, databases, reports), except
+    what the sandbox binds on purpose and its own layout."""
+    binds = _binds(named)
+    prefixes = [os.path.realpath(p) for p in (sys.prefix, sys.base_prefix)]
+    places = [os.getcwd()]
+    packages = _project_packages()
+    if packages and not _under(packages[0], prefixes):
+        places.append(os.path.dirname(packages[0]))
+    out: list[str] = []
+    for place in places:
         with contextlib.suppress(OSError):
-            cg.rmdir()
-        self.cgroup = None
+            for name in sorted(os.listdir(place))[:limit]:
+                p = os.path.join(place, name)
+                if (_under(p, binds) or any(_under(b, [p]) for b in binds)
+                        or _under(p, [SANDBOX_HOME, "/dev", "/proc"])
+                        or p in out):
+                    continue
+                out.append(p)
+    return out
+
+
+def measure(iso: Isolation, limits: Limits | None = None,
+            python: str = sys.executable) -> Isolation:
+    """Run the probe program in a sandbox of mode ``iso`` and return ``iso``
+    with what held (every property measured; nothing assumed). Raises
+    OSError if the sandbox cannot start or the probe does not answer."""
+    import asyncio
+
+    probe_limits = limits or Limits(memory_mb=160, cpu_seconds=30, processes=12,
+                                    open_files=64, file_mb=4)
+    with tempfile.TemporaryDirectory(prefix="kaitaku-probe-") as tmp:
+        shown = Path(tmp) / "shown"  # named on its command line: bound read-only
+        hidden = Path(tmp) / "hidden"  # not named: must not be there
+        os.chmod(tmp, 0o755)  # reachable by another uid: only the sandbox may stop it
+        shown.mkdir(mode=0o777)
+        hidden.mkdir(mode=0o777)
+        os.chmod(shown, 0o777)
+        os.chmod(hidden, 0o777)
+        (hidden / "organiser.db").write_text("x")
+        tag = f"kaitaku-probe-{os.getpid()}-{next(_serial)}"
+        tcp = socket.create_server(("127.0.0.1", 0))
+        abstract = socket.socket(socket.AF_UNIX)
+        abstract.bind(b"\0" + tag.encode())
+        path_sock = socket.socket(socket.AF_UNIX)
+        path_sock.bind(str(hidden / "s"))
+        os.chmod(hidden / "s", 0o777)
+        for s in (tcp, abstract, path_sock):
+            s.listen(8)
+            s.setblocking(False)
+        hide = [str(hidden / "organiser.db"), *_organiser_paths([str(shown)])]
+        store = [".", "/tmp", "/dev/shm", "/dev"]
+        args = {"ro": [str(shown)], "port": tcp.getsockname()[1], "abstract": "\0" + tag,
+                "path": str(hidden / "s"), "hidden": hide, "league": os.getpid(),
+                "procs": probe_limits.processes, "mem": probe_limits.memory_mb,
+                "store": store, "store_cap": 3 * (probe_limits.storage_bytes >> 20),
+                "tag": tag}
+        argv = [python, "-I", "-c", _PROBE + f"\n# {tag}\n", json.dumps(args),
+                str(shown)]
+
+        async def run() -> tuple[dict[str, Any], list[tuple[list[int], int] | None], bool, bool]:
+            ours, theirs = socket.socketpair()
+            box = Sandbox(probe_limits, iso)
+            try:
+                try:
+                    await box.start(argv, theirs.fileno())
+                except OSError as exc:
+                    who = f"uid {box.uid}" if box.uid is not None else "it"
+                    raise OSError(f"{who} cannot start {argv[0]}: "
+                                  f"{exc.strerror or exc}") from None
+                theirs.close()
+                reader, writer = await asyncio.open_connection(sock=ours)
+                try:
+                    line = await asyncio.wait_for(reader.readline(), PROBE_TIMEOUT)
+                except TimeoutError:
+                    line = b""
+                if not line:
+                    raise OSError(f"the {iso.tool or 'limits-only'} sandbox did not start: "
+                                  + box.stderr_tail())
+                found = json.loads(line)
+                views = [_host_view(p) for p in _processes_with(tag)]
+                cpu_cg = next((cg for kind, cg in box.cgroups if kind == "cpu"), None)
+                cpu = cpu_cg is not None and (_cgroup_cpu_seconds(cpu_cg) or 0) > 0.01
+                writer.close()
+            finally:
+                await box.stop(grace=0.2)
+            deadline = time.monotonic() + 2
+            while _processes_with(tag) and time.monotonic() < deadline:
+                await asyncio.sleep(0.02)
+            left = _processes_with(tag)
+            for pid in left:  # a mode that does not kill them: the probe cleans up
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            return found, views, cpu, not left
+
+        try:
+            try:
+                asyncio.get_running_loop()
+            except RuntimeError:  # no loop running here: run one
+                found, views, cpu, killed = asyncio.run(run())
+            else:  # called from a coroutine (a game starting its first sandbox)
+                from concurrent.futures import ThreadPoolExecutor
+
+                with ThreadPoolExecutor(1) as pool:
+                    found, views, cpu, killed = pool.submit(asyncio.run, run()).result()
+        finally:
+            for s in (tcp, abstract, path_sock):
+                s.close()
+            for d in ("/tmp", "/dev/shm", "/dev"):
+                for name in os.listdir(d) if os.path.isdir(d) else []:
+                    if name.startswith(tag):
+                        with contextlib.suppress(OSError):
+                            os.unlink(os.path.join(d, name))
+        wrote = any(shown.iterdir())  # seen from the host: a private tmpfs is no escape
+        host_ok = bool(views) and all(v is not None and 0 not in v[0] and v[1] == 0
+                                      for v in views)
+        inside_ok = not any(found["caps"]) and (found["nnp"] or found["bounding"] == 0)
+        unprivileged = host_ok and inside_ok
+        storage_cap = (probe_limits.storage_bytes * 5 // 4) >> 20
+        want = {"RLIMIT_AS": probe_limits.memory_mb << 20,
+                "RLIMIT_CPU": probe_limits.cpu_seconds, "RLIMIT_NOFILE": probe_limits.open_files,
+                "RLIMIT_FSIZE": probe_limits.file_mb << 20, "RLIMIT_CORE": 0}
+        rlimits = found["rlimits"] == want and not found["big"]
+        return replace(
+            iso, unprivileged=unprivileged, readonly=not wrote,
+            network=not found["sockets"], hidden_files=not found["seen"],
+            memory=found["memory_held"] < 3, cpu=cpu,
+            processes=iso.processes if found["forked"] < probe_limits.processes else None,
+            storage=found["stored_mb"] <= storage_cap, killed=killed,
+            no_signal=not found["signal"], rlimits=rlimits)
+
+
+def _candidates() -> list[Isolation]:
+    """The modes this machine might offer, best first (not yet measured)."""
+    root = os.geteuid() == 0
+    cgroups = _cgroup_bases() if root else ()
+    procs = "cgroup" if any(k == "pids" for k, _ in cgroups) else "rlimit"
+    out: list[Isolation] = []
+    bwrap = shutil.which("bwrap")
+    setpriv = shutil.which("setpriv")
+    if bwrap and (setpriv or not root):
+        out.append(Isolation("bubblewrap", root, bwrap=bwrap, cgroups=cgroups,
+                             processes=procs))
+    if shutil.which("unshare") and setpriv and shutil.which("pivot_root", path=os.pathsep.join(
+            [os.environ.get("PATH", ""), "/usr/sbin", "/sbin"])):
+        out.append(Isolation("unshare", root, cgroups=cgroups, processes=procs))
+    out.append(Isolation(None, root, cgroups=cgroups, processes=procs))
+    return out
+
+
+@functools.cache
+def probe() -> Isolation:
+    """The best mode this machine offers, with what it enforces measured (once
+    per process) by a probe program that attempts every escape in it."""
+    if not sys.platform.startswith("linux") or os.name != "posix":
+        return Isolation(None, False, processes="rlimit" if os.name == "posix" else None,
+                         notes=("namespaces need Linux; only resource limits apply",))
+    failures: list[str] = []
+    for cand in _candidates():
+        try:
+            iso = measure(cand)
+        except (OSError, ValueError, KeyError, TimeoutError) as exc:
+            failures.append(f"{cand.tool or 'limits only'}: {exc}"[:300])
+            continue
+        notes = list(iso.notes)
+        if failures:
+            notes.append("not usable here: " + "; ".join(failures))
+        if iso.tool is None:
+            notes.append("install bubblewrap for namespaces (network, files, processes)")
+        if not iso.root and not (iso.memory and iso.cpu):
+            notes.append("memory and CPU time of an entry as a whole need a cgroup, which "
+                         "the league makes when it runs as root")
+        return replace(iso, notes=tuple(notes))
+    return Isolation(None, os.geteuid() == 0,
+                     notes=("no sandbox could start: " + "; ".join(failures),))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import sqlite3
 import time
 from collections.abc import Sequence
@@ -16,10 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from protocol.rules import GameLog, Settings
+from protocol.rules import GameLog, RulesError, Settings
+from protocol.wire import clean_text
 from server.clock import Clock
 
-from .games import GameOutcome
+from .games import GameOutcome, clean_stderr
 from .schedule import Entry
 
 DEFAULT_DB = "league.db"
@@ -81,6 +83,7 @@ _ADDED_COLUMNS = (
     ("leagues", "clock", "TEXT"),  # the chess clock's settings as JSON (NULL: none)
     ("games", "timeouts", "TEXT"),  # chess-clock timeouts per seat (JSON)
     ("games", "forfeits", "TEXT"),  # the seats that forfeited (JSON)
+    ("games", "seat_logs", "TEXT"),  # per seat: why it lost its seat, its stderr's end (JSON)
 )
 """Columns added to the schema since its first version: databases made before
 get them on open (with their defaults)."""
@@ -133,13 +136,24 @@ def store_outcome(conn: sqlite3.Connection, league: int, names: Sequence[str],
                   o: GameOutcome, commit: bool = True) -> None:
     conn.execute(
         "INSERT OR REPLACE INTO games (league, idx, seed, seats, status, error, winner, ranks, "
-        "vp, turns, decisions, duration, times, log, timeouts, forfeits) "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        "vp, turns, decisions, duration, times, log, timeouts, forfeits, seat_logs) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         (league, o.index, o.seed, json.dumps(list(names)), o.status, o.error, o.winner,
          json.dumps(o.ranks), json.dumps(o.vp), o.turns, o.decisions, o.duration,
-         json.dumps(o.times), o.log, json.dumps(o.timeouts), json.dumps(o.forfeits)))
+         json.dumps(o.times), o.log, json.dumps(o.timeouts), json.dumps(o.forfeits),
+         json.dumps(o.seat_logs)))
     if commit:
         conn.commit()
+
+
+@dataclass(frozen=True, slots=True)
+class SeatLog:
+    """What a competitor sees of its seat in one game besides the result."""
+
+    why: str | None = None
+    """Why it lost its seat (a crash, an exit, timeouts, an illegal action); None: it did not."""
+    stderr: str = ""
+    """The end of what its program wrote to standard error (``cmd:`` entries), cleaned."""
 
 
 @dataclass(slots=True)
@@ -161,40 +175,153 @@ class StoredGame:
     """Chess-clock timeouts per seat (empty: no clock)."""
     forfeits: list[int] = field(default_factory=list)
     """The seats that forfeited."""
+    seat_logs: list[SeatLog] = field(default_factory=list)
+    """Per seat: why it lost its seat and the end of its standard error (empty
+    for games stored before these were kept)."""
+
+
+class DamagedDatabase(ValueError):
+    """A league database that does not hold what a league writes (damaged, or
+    made by someone else): every value read is checked, so this is raised
+    instead of a traceback or a lie."""
+
+
+def _json(text: Any, default: Any = None) -> Any:
+    if text is None or text == "":
+        return default
+    if not isinstance(text, str):
+        raise DamagedDatabase("a JSON column holds a non-text value")
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError) as exc:  # a log nested 100 000 deep included
+        raise DamagedDatabase(f"damaged JSON ({type(exc).__name__})") from None
+
+
+def _int(value: Any, what: str, lo: int | None = None, hi: int | None = None) -> int:
+    if type(value) is not int or (lo is not None and value < lo) \
+            or (hi is not None and value > hi):
+        raise DamagedDatabase(f"{what} is not a valid number")
+    return value
+
+
+def _number(value: Any, what: str) -> float:
+    if type(value) not in (int, float) or value != value or value in (math.inf, -math.inf):
+        raise DamagedDatabase(f"{what} is not a valid number")
+    return float(value)
+
+
+def _text(value: Any, limit: int = 2000) -> str:
+    """A string read from the database, safe to print: :func:`protocol.wire.clean_text`."""
+    return clean_text(value if isinstance(value, str) else str(value), limit)
+
+
+def _ints(value: Any, what: str, length: int | None, lo: int | None = None,
+          hi: int | None = None) -> list[int]:
+    if not isinstance(value, list) or (length is not None and value and len(value) != length):
+        raise DamagedDatabase(f"{what} has the wrong shape")
+    return [_int(v, what, lo, hi) for v in value]
+
+
+def _game(r: Sequence[Any]) -> StoredGame:
+    seats = _json(r[3], [])
+    if not isinstance(seats, list) or not 1 <= len(seats) <= 8:
+        raise DamagedDatabase("a game's seats have the wrong shape")
+    n = len(seats)
+    status = r[4]
+    if status not in ("ok", "failed"):
+        raise DamagedDatabase("a game's status is neither ok nor failed")
+    times = _json(r[12], [])
+    if not isinstance(times, list) or any(not isinstance(t, list) for t in times) \
+            or (times and len(times) != n):
+        raise DamagedDatabase("a game's decision times have the wrong shape")
+    winner = None if r[6] is None else _int(r[6], "a winner", 0, n - 1)
+    return StoredGame(
+        _int(r[0], "a game id"), _int(r[1], "a game index", 0), _int(r[2], "a seed"),
+        [_text(x, 100) for x in seats], status, None if r[5] is None else _text(r[5]),
+        winner, _ints(_json(r[7], []), "ranks", n, 0, n), _ints(_json(r[8], []), "VP", n),
+        _int(r[9] or 0, "turns", 0), _int(r[10] or 0, "decisions", 0),
+        _number(r[11], "a duration"),
+        [[_number(x, "a decision time") for x in t] for t in times],
+        _ints(_json(r[13], []), "timeouts", n, 0),
+        _ints(_json(r[14], []), "forfeits", None, 0, n - 1),
+        _seat_logs(_json(r[15], []), n))
+
+
+def _seat_logs(value: Any, n: int) -> list[SeatLog]:
+    if not isinstance(value, list) or (value and len(value) != n) \
+            or any(not isinstance(v, dict) for v in value):
+        raise DamagedDatabase("a game's seat logs have the wrong shape")
+    return [SeatLog(None if v.get("why") is None else _text(v["why"], 500),
+                    _stderr_text(v.get("stderr", ""))) for v in value]
+
+
+def _stderr_text(value: Any) -> str:
+    return clean_stderr(value if isinstance(value, str) else str(value))
 
 
 def load_games(conn: sqlite3.Connection, league: int) -> list[StoredGame]:
+    """The league's stored games, every value checked and every string cleaned
+    (raises :class:`DamagedDatabase`)."""
     rows = conn.execute(
         "SELECT id, idx, seed, seats, status, error, winner, ranks, vp, turns, decisions, "
-        "duration, times, timeouts, forfeits FROM games WHERE league = ? ORDER BY idx",
+        "duration, times, timeouts, forfeits, seat_logs FROM games WHERE league = ? "
+        "ORDER BY idx",
         (league,)).fetchall()
-    return [StoredGame(r[0], r[1], r[2], json.loads(r[3]), r[4], r[5], r[6],
-                       json.loads(r[7] or "[]"), json.loads(r[8] or "[]"), r[9] or 0,
-                       r[10] or 0, r[11], json.loads(r[12] or "[]"),
-                       json.loads(r[13] or "[]"), json.loads(r[14] or "[]")) for r in rows]
+    return [_game(r) for r in rows]
 
 
 def load_log(conn: sqlite3.Connection, game_id: int) -> tuple[StoredGame, GameLog | None]:
-    """A stored game and its action log (None if it failed before its first action)."""
+    """A stored game and its action log (None if it failed before its first
+    action); a log that does not parse raises :class:`DamagedDatabase`."""
     row = conn.execute("SELECT league, log FROM games WHERE id = ?", (game_id,)).fetchone()
     if row is None:
         raise KeyError(f"no game {game_id}")
     game = next(g for g in load_games(conn, row[0]) if g.id == game_id)
-    return game, (GameLog.from_dict(json.loads(row[1])) if row[1] else None)
+    if not row[1]:
+        return game, None
+    data = _json(row[1])
+    try:
+        return game, GameLog.from_dict(data)
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError,
+            RulesError) as exc:
+        raise DamagedDatabase(f"the action log does not parse ({type(exc).__name__})") \
+            from None
 
 
 def list_games(conn: sqlite3.Connection) -> list[dict[str, Any]]:
-    """Every stored game of every league: id, league, index, seats, status."""
+    """Every stored game of every league: id, league, index, seats, status (cleaned)."""
     rows = conn.execute("SELECT id, league, idx, seats, status FROM games ORDER BY id")
-    return [{"id": r[0], "league": r[1], "index": r[2], "seats": json.loads(r[3] or "[]"),
-             "status": r[4]} for r in rows]
+    out = []
+    for r in rows:
+        seats = _json(r[3], [])
+        if not isinstance(seats, list):
+            raise DamagedDatabase("a game's seats have the wrong shape")
+        out.append({"id": _int(r[0], "a game id"), "league": _int(r[1], "a league id"),
+                    "index": _int(r[2], "a game index"),
+                    "seats": [_text(x, 100) for x in seats], "status": _text(r[4], 20)})
+    return out
 
 
 def league_info(conn: sqlite3.Connection, league: int) -> dict[str, Any]:
+    """A league's settings, entries (names and specs cleaned), mode and clock,
+    every value checked (raises :class:`DamagedDatabase`)."""
     row = conn.execute("SELECT seed, settings, entries, games, mode, clock FROM leagues "
                        "WHERE id = ?", (league,)).fetchone()
     if row is None:
         raise KeyError(f"no league {league}")
-    return {"id": league, "seed": row[0], "settings": json.loads(row[1]),
-            "entries": json.loads(row[2]), "games": row[3], "mode": row[4],
-            "clock": json.loads(row[5]) if row[5] else None}
+    settings = _json(row[1], {})
+    entries = _json(row[2], [])
+    clock = _json(row[5])
+    if not isinstance(settings, dict) or not isinstance(entries, list) \
+            or any(not isinstance(e, dict) for e in entries) \
+            or not (clock is None or isinstance(clock, dict)):
+        raise DamagedDatabase("a league's settings have the wrong shape")
+    settings["players"] = _int(settings.get("players", 4), "players", 2, 8)
+    if clock is not None:
+        clock = {k: _number(clock.get(k), k)
+                 for k in ("clock_ms", "clock_increment_ms", "clock_timeouts")}
+    return {"id": league, "seed": _int(row[0], "a seed"), "settings": settings,
+            "entries": [{"name": _text(e.get("name", ""), 100),
+                         "spec": _text(e.get("spec", ""), 500)} for e in entries],
+            "games": _int(row[3], "games", 0), "mode": _text(row[4] or "ordinary", 20),
+            "clock": clock}

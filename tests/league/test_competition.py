@@ -97,7 +97,7 @@ os.execv(sys.executable, [sys.executable, "-m", "kaitaku", "bot", *sys.argv[4:]]
 @linux
 def test_a_sandboxed_entry_reaches_nothing_but_its_game(tmp_path: Path) -> None:
     iso = probe()
-    if not (iso.network and iso.filesystem):
+    if not (iso.network and iso.readonly):
         pytest.skip("this machine cannot isolate network and files: " + "; ".join(iso.notes))
     script = tmp_path / "probe_bot.py"
     script.write_text(textwrap.dedent(PROBE_BOT))
@@ -306,3 +306,53 @@ def test_a_duplicate_group_with_a_cmd_entry_sees_the_same_dice_in_every_rotation
         assert len(common) > 20
         assert all(dice[0][t] == other[t] for t in common)
     assert len({tuple(g.vp) for g in games}) > 1 or len({tuple(g.seats) for g in games}) == 3
+
+
+@linux
+def test_the_report_shows_each_seats_log(tmp_path: Path) -> None:
+    """Per game and seat: why it lost its seat (timeouts; an exit), its
+    decision times and the end of its standard error, escaped."""
+    script = tmp_path / "slowbot.py"
+    script.write_text(textwrap.dedent(SLOW_BOT))
+    slow = (f"cmd:{{python}} {script} --stdio --table {{table}} --seat {{seat}} --key={{key}} "
+            "--bot slowbot:Slow --seed {bot_seed}")
+    crasher = tmp_path / "crashbot.py"
+    crasher.write_text(textwrap.dedent(SLOW_BOT.replace(
+        "time.sleep(0.12)", "sys.stderr.write('bye <b>' + chr(27) + '[31m'); "
+        "sys.stderr.flush(); os._exit(3)")
+        .replace("import sys, time", "import os, sys, time")))
+    crash = (f"cmd:{{python}} {crasher} --stdio --table {{table}} --seat {{seat}} "
+             "--key={key} --bot crashbot:Slow --seed {bot_seed}")
+    clock = Clock(bank_ms=300, increment_ms=50, timeouts=2)
+    run_league([Entry("r", "random"), Entry("slow", slow), Entry("crash", crash)], 3,
+               players=3, seed=8, db=tmp_path / "s.db", clock=clock, timeout=120)
+    with connect(tmp_path / "s.db") as conn:
+        games = load_games(conn, 1)
+    for g in games:
+        assert g.status == "ok", g.error
+        logs = dict(zip(g.seats, g.seat_logs, strict=True))
+        assert logs["slow"].why == "2 timeouts or illegal actions"
+        assert logs["slow"].stderr  # its end: what it and the bot SDK wrote last
+        assert logs["crash"].why is not None and "exited with 3" in logs["crash"].why
+        assert logs["crash"].stderr == "bye <b>[31m"  # the escape character removed
+        assert logs["r"].why is None and logs["r"].stderr == ""
+    page, md = render(str(tmp_path / "s.db"), 1)
+    assert "bye &lt;b&gt;[31m" in page and "2 timeouts or illegal actions" in page
+    assert "bye \\<b\\>\\[31m" in md and "exited with 3" in md
+    seats = md[md.index("## Seats"):]
+    assert seats.count("| slow |") == 3 and seats.count("| crash |") == 3
+
+
+def test_a_clocked_entry_that_exits_before_joining_fails_its_game_at_once(
+        tmp_path: Path) -> None:
+    """It cannot be played on (it never sat down): the game fails at once with
+    its stderr, instead of waiting for the game's --timeout."""
+    crash = "cmd:{python} -c \"import sys; sys.stderr.write('no luck'); sys.exit(4)\""
+    clock = Clock(bank_ms=300, increment_ms=50, timeouts=2)
+    run_league([Entry("r", "random"), Entry("crash", crash)], 2, players=2, seed=8,
+               db=tmp_path / "e.db", clock=clock, timeout=600, sandbox=False)
+    rows = _rows(tmp_path / "e.db")
+    assert [r["status"] for r in rows] == ["failed", "failed"]
+    for r in rows:
+        # its own failure, not the game's --timeout
+        assert "exited with 4" in r["error"] and "no luck" in r["error"], r["error"]
