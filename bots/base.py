@@ -36,6 +36,11 @@ class Bot:
     ``table`` messages; empty in-process). Bots can spare people prompts:
     the built-ins address their offers to bots first and put at most one
     offer a turn before people."""
+    reason: str | None = None
+    """Why the trade answer :meth:`act` last returned was given, for the
+    people at the table (one of :data:`protocol.wire.TRADE_REASONS`; the SDK
+    sends it with the answer), or None. The built-ins set it with every
+    answer to an offer or a proposal."""
 
     def act(self, view: Mapping[str, Any], legal: Sequence[Action]) -> Action:
         """Choose one of ``legal`` (never empty) for the seat ``view["seat"]``."""

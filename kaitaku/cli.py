@@ -48,6 +48,12 @@ def _bench_rollouts(args: argparse.Namespace) -> int:
                          args.json, args.against, args.repeat)
 
 
+def _bench_trades(args: argparse.Namespace) -> int:
+    from .bench_trades import main_trades
+
+    return main_trades(args.offers, args.seed, args.json, args.from_bots)
+
+
 def _bench_hostile(args: argparse.Namespace) -> int:
     from .hostile import main_hostile
 
@@ -545,6 +551,15 @@ def build_parser() -> argparse.ArgumentParser:
                        help="with --against: runs of each, medians reported")
     broll.add_argument("--json", action="store_true", help="print one JSON object")
     broll.set_defaults(func=_bench_rollouts)
+    btr = bsub.add_parser("trades", help="how the bots of each level answer a person's fair "
+                          "trade offers (seeded positions)")
+    btr.add_argument("--offers", type=int, default=200,
+                     help="offers of each kind (completes, closer, leader; default 200)")
+    btr.add_argument("--seed", type=int, default=1)
+    btr.add_argument("--from-bots", action="store_true",
+                     help="the same offers made by a bot (how the bots answer each other)")
+    btr.add_argument("--json", action="store_true", help="print one JSON object")
+    btr.set_defaults(func=_bench_trades)
     bhost = bsub.add_parser("hostile", help="what a hostile load costs a server: spectators, "
                                              "a full disk, parked frames, many tables")
     bhost.add_argument("load", choices=("spectators", "full-disk", "partial-frames", "tables"))

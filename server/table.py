@@ -61,7 +61,15 @@ from protocol.rules import (
     observe,
     to_act,
 )
-from protocol.wire import PROTOCOL_VERSION, SERVER, clip, encode_message, unknown_actions
+from protocol.wire import (
+    PROTOCOL_VERSION,
+    SERVER,
+    TRADE_ANSWERS,
+    TRADE_REASONS,
+    clip,
+    encode_message,
+    unknown_actions,
+)
 from protocol.wire.messages import MAX_TEXT
 
 from .clock import Clock, SeatClock
@@ -704,7 +712,9 @@ class Table(Generic[M]):
         self._decided(s, now, made=True)
         self._applied(seat, action, "player")
         self._reply(seat, sess, {"type": "result", "seq": seq, "ok": True})
-        self._fan_out(events, able)
+        said = msg.get("reason")
+        self._fan_out(events, able, said if action.name in TRADE_ANSWERS
+                      and said in TRADE_REASONS else None)
 
     async def _apply(self, seat: int, action: Action, seq: int | None) -> list[Any] | None:
         """Apply ``action`` and make its row durable: the events, or None when the
@@ -949,9 +959,11 @@ class Table(Generic[M]):
                 and self.paused is None):
             await self._server_act(i, WithdrawProposal(), "disconnected")
 
-    def _fan_out(self, events: list[Any], able: frozenset[int] = frozenset()) -> None:
-        """Send the events; views and legal lists to those who must decide, and
-        to the seats that may now propose a trade and could not before."""
+    def _fan_out(self, events: list[Any], able: frozenset[int] = frozenset(),
+                 reason: str | None = None) -> None:
+        """Send the events (with the ``reason`` a seat gave for its trade answer);
+        views and legal lists to those who must decide, and to the seats that
+        may now propose a trade and could not before."""
         game = self.game
         assert game is not None
         deciding = deciding_seats(game)
@@ -977,6 +989,8 @@ class Table(Generic[M]):
                     msg = {"type": "events", "version": self.version,
                            "events": [p if r is e else r.to_dict()
                                       for e, r, p in zip(events, seen, plain, strict=True)]}
+                    if reason is not None:
+                        msg["reason"] = reason
                     entry = shared[key] = (msg, encode_message(msg, SERVER))
                 by_seat[seat] = entry
             return entry
