@@ -288,13 +288,13 @@ def _list(server_db: str | None, league_db: str) -> int:
 def replay_window(log: GameLog, names: Sequence[str], kinds: Sequence[str], title: str,
                   lang: str | None) -> int:
     """Open the game window's replay viewer on ``log``."""
-    try:
-        from client.app import App, NoDisplay, default_lang
-        from client.replay import Replay, ReplayInfo
-    except ImportError as exc:
-        print(f"kaitaku replay: the window needs pygame ({exc}); install the client extra: "
-              "pip install 'kaitaku[client]'", file=sys.stderr)
-        return 2
+    from .extras import EXIT_MISSING, require
+
+    if not require("replay", "client", "the replay window",
+                   "or read it as text: kaitaku replay without --window"):
+        return EXIT_MISSING
+    from client.app import App, NoDisplay, default_lang
+    from client.replay import Replay, ReplayInfo
     from protocol.rules import InvalidLog
 
     try:
