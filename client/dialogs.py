@@ -378,12 +378,22 @@ class DiscardDialog(Dialog):
 
     def _changed(self) -> None:
         hand = self.hand()
+        need = self.count()
         for st in self.steppers:
             st.maximum = hand[st.res]
             st.set(st.value)
+        # no more cards than owed: a + stops once the count is reached
+        left = max(0, need - sum(self.cards()))
+        for st in self.steppers:
+            st.maximum = min(hand[st.res], st.value + left)
+            st.set(st.value)
         if "ok" in self.buttons:
-            self.buttons["ok"].enabled = (sum(self.cards()) == self.count()
-                                          and self.ui.may(self.action_type(self.cards())))
+            chosen = sum(self.cards())
+            ok = self.buttons["ok"]
+            ok.enabled = chosen == need and self.ui.may(self.action_type(self.cards()))
+            ok.reason = ("" if ok.enabled else
+                         self.tr("table.dlg.choose_more", n=need - chosen) if chosen < need
+                         else self.tr("table.dlg.choose_fewer", n=chosen - need))
 
     def _clear(self) -> None:
         for st in self.steppers:
@@ -404,8 +414,12 @@ class DiscardDialog(Dialog):
         t = self.ui.text
         chosen, need = sum(self.cards()), self.count()
         col = GOOD if chosen == need else INK_SOFT
-        t.draw(surface, self.tr("table.dlg.chosen", n=chosen, total=need), (body.x, body.y), 14,
-               col, True)
+        r = t.draw(surface, self.tr("table.dlg.chosen", n=chosen, total=need), (body.x, body.y),
+                   14, col, True)
+        ok = self.buttons.get("ok")
+        if ok is not None and ok.reason:  # what is still to do, said in words
+            t.draw(surface, t.fit(ok.reason, 13, body.right - r.right - self.ui.px(16)),
+                   (r.right + self.ui.px(12), body.y + self.ui.px(1)), 13, INK_SOFT)
         hand = self.hand()
         for st in self.steppers:
             st.draw(surface, self.ui, self.tr("table.dlg.have", n=hand[st.res]))

@@ -1,0 +1,91 @@
+"""Window fixes from a newcomer's evening, each through the real App (its
+network a FakeNet fed what a server sends), driven by posted input."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pygame
+
+from client import dialogs
+from client.app import App
+from client.canned import model_from_state, play_until
+from client.table_scene import TableScene
+from protocol.rules import GameState, Phase, to_act
+from protocol.rules.events import Event
+from tests.client.test_evening import FakeNet
+
+
+def app_at(s: GameState, seat: int | None, history: list[list[Event]], lang: str = "en",
+           **model: Any) -> tuple[App, FakeNet]:
+    """The real App showing ``s`` from ``seat`` after ``history``."""
+    m = model_from_state(s, seat, history, table="t")
+    for name, value in model.items():
+        setattr(m, name, value)
+    net = FakeNet()
+    app = App(connect="127.0.0.1:1", discover=False, net_factory=lambda *a: net, lang=lang)
+    for name, value in vars(m).items():
+        setattr(app.model, name, value)
+    for _ in range(3):
+        app.step(1 / 60)
+    return app, net
+
+
+def press(pos: tuple[int, int]) -> None:
+    pygame.event.post(pygame.event.Event(pygame.MOUSEMOTION, pos=pos, rel=(0, 0),
+                                         buttons=(0, 0, 0)))
+    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=pos, button=1))
+    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONUP, pos=pos, button=1))
+
+
+# -- 12: the discard dialog ------------------------------------------------------------
+
+
+def test_the_discard_dialog_stops_at_the_count_owed_and_says_what_is_left() -> None:
+    s, history = play_until(lambda s: s.phase == Phase.DISCARD)
+    seat = to_act(s)[0]
+    owed = s.discard_owed[seat]
+    app, net = app_at(s, seat, history)
+    try:
+        dlg = app.ctx.stack.top
+        assert isinstance(dlg, dialogs.DiscardDialog)
+        ok = dlg.buttons["ok"]
+        assert not ok.enabled and ok.reason == app.ctx.tr("table.dlg.choose_more", n=owed)
+        for st in dlg.steppers:  # "+" on every card: more than owed is asked for
+            for _ in range(s.hands[seat][st.res] + 1):
+                press(st.plus.center)
+                app.step(1 / 60)
+        assert sum(dlg.cards()) == owed  # it stopped at the count owed
+        assert ok.enabled and ok.reason == ""
+        press(dlg.steppers[next(i for i, st in enumerate(dlg.steppers) if st.value)]
+              .minus.center)
+        app.step(1 / 60)
+        assert not ok.enabled and ok.reason == app.ctx.tr("table.dlg.choose_more", n=1)
+    finally:
+        app.close()
+
+
+# -- 5: tooltips over the buttons --------------------------------------------------------
+
+
+def test_a_disabled_buttons_reason_is_drawn_over_the_buttons() -> None:
+    s, history = play_until(lambda s: s.current == 0 and s.phase == Phase.PRE_ROLL
+                            and s.turn >= 12, seed=11)
+    app, net = app_at(s, 0, history)
+    try:
+        scene = app.ctx.stack.scenes[0]
+        assert isinstance(scene, TableScene)
+        bank = scene.buttons["bank"]
+        assert not bank.enabled and bank.reason
+        pygame.event.post(pygame.event.Event(pygame.MOUSEMOTION, pos=bank.rect.center,
+                                             rel=(0, 0), buttons=(0, 0, 0)))
+        app.step(1 / 60)
+        app.draw(app.screen)
+        # the tip's dark box sits above the button, over the row of Roll / End turn
+        end = scene.buttons["end"].rect
+        y = bank.rect.y - scene.ui.px(20)
+        assert end.top < y < end.bottom
+        assert any(app.screen.get_at((x, y))[:3] == (20, 26, 34)
+                   for x in range(end.x, end.right))
+    finally:
+        app.close()
