@@ -570,9 +570,9 @@ class TableScene(Scene):
             self.cheers.draw(surface, self.rects["board"], self.ui.text, self.ui.scale)
         self._draw_timer(surface)
         self._draw_hand_hover(surface, view)
-        self._draw_reason(surface)
         for btn in self.buttons.values():
             btn.draw(surface, self.ui, 17 if btn.primary else 13)
+        self._draw_reason(surface)  # over the buttons: a tip may reach the row above
         self.chat.draw(surface, self.ui, self.ctx.tr("table.chat_placeholder"))
         if self.focus.visible and self.ctx.stack.top is self:
             self.focus.draw(surface, self.focus_stops(), self.ui.scale)
