@@ -50,7 +50,15 @@ from protocol.rules import (
 )
 
 from . import dialogs, palette
-from .board_view import BoardView, Highlights, LastMove, last_move, owner_color, piece_edge
+from .board_view import (
+    BoardView,
+    Highlights,
+    LastMove,
+    last_move,
+    owner_color,
+    owner_mark,
+    piece_edge,
+)
 from .celebration import WIN_SECONDS, Celebrations
 from .describe import cards_text, describe
 from .focus import FocusRing, Stop, reading_order
@@ -161,8 +169,8 @@ class TableScene(Scene):
         self.chat_scroll = 0
         self.chat = TextInput(self._send_chat)
         self._over_shown = False
-        self._log_cache: dict[int, tuple[object, list[tuple[str, Color | None]]]] = {}
-        self._log_lines: list[tuple[str, Color | None]] = []
+        self._log_cache: dict[int, tuple[object, list[tuple[str, int | None]]]] = {}
+        self._log_lines: list[tuple[str, int | None]] = []  # a line, the seat it is about
         self._log_key: tuple[Any, ...] = ()
         self._chat_lines: list[tuple[str, Color | None, str]] = []
         self._chat_key: tuple[Any, ...] = ()
@@ -1633,11 +1641,11 @@ class TableScene(Scene):
         if key == self._log_key:
             return
         self._log_key = key
-        lines: list[tuple[str, Color | None]] = []
+        lines: list[tuple[str, int | None]] = []
         view = m.view
         width = self.rects["log"].w - self.ui.px(34)
         cache = self._log_cache
-        fresh: dict[int, tuple[object, list[tuple[str, Color | None]]]] = {}
+        fresh: dict[int, tuple[object, list[tuple[str, int | None]]]] = {}
         shown = list(events)[-120:]
         if tumbling:  # the roll (and what it brought) shows once the dice settle
             for i in range(len(shown) - 1, -1, -1):
@@ -1652,9 +1660,8 @@ class TableScene(Scene):
             else:
                 ev_lines = []
                 for text, about in describe(ev, self.ctx.tr, self.ui.seat_name, view):
-                    col = owner_color(about, self._players()) if about is not None else None
                     for i, part in enumerate(self.ui.text.wrap(text, 12, width)):
-                        ev_lines.append((part, col if i == 0 else None))
+                        ev_lines.append((part, about if i == 0 else None))
             if hit is None or hit[0] is not ev:
                 added += len(ev_lines) if cache else 0  # news (not the first look)
             fresh[id(ev)] = (ev, ev_lines)
@@ -1697,11 +1704,9 @@ class TableScene(Scene):
         shown, self.log_scroll = _last_rows(self._log_lines, self.log_scroll,
                                             max(1, area.h // line_h))
         y = area.bottom - len(shown) * line_h
-        for text, col in shown:
-            if col is not None:
-                pygame.draw.circle(surface, shade(col, -0.45), (area.x + px(6), y + line_h // 2),
-                                   px(5))
-                pygame.draw.circle(surface, col, (area.x + px(6), y + line_h // 2), px(4))
+        for text, about in shown:
+            if about is not None:
+                self._bullet(surface, about, (area.x + px(6), y + line_h // 2))
             t.draw(surface, text, (area.x + px(16), y + line_h // 2), 12, INK, False, "midleft")
             y += line_h
         self.log_cue = pygame.Rect(0, 0, 0, 0)
@@ -1716,11 +1721,23 @@ class TableScene(Scene):
             surface.blit(img, (cue.x + px(7), cue.y + px(3)))
             self.log_cue = cue
 
+    def _bullet(self, surface: pygame.Surface, owner: int, center: tuple[int, int]) -> None:
+        """A seat's bullet in the log and the chat, in the palette's colour (and,
+        with the colour-blind palette, in its mark's shape)."""
+        px = self.ui.px
+        col = owner_color(owner, self._players())
+        mark = owner_mark(owner)
+        if mark is not None:
+            draw_mark(surface, mark, center, px(5), col, shade(col, -0.45))
+            return
+        pygame.draw.circle(surface, shade(col, -0.45), center, px(5))
+        pygame.draw.circle(surface, col, center, px(4))
+
     def _refresh_chat(self) -> None:
         m = self.ctx.model
         chat = m.chat
         last = chat[-1] if chat else None
-        key = (len(chat), id(last), len(m.table_seats))
+        key = (len(chat), id(last), len(m.table_seats), palette.name())
         if key == self._chat_key:
             return
         self._chat_key = key

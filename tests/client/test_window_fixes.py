@@ -89,3 +89,52 @@ def test_a_disabled_buttons_reason_is_drawn_over_the_buttons() -> None:
                    for x in range(end.x, end.right))
     finally:
         app.close()
+
+
+# -- 7: the colour-blind palette in the log and the chat ---------------------------------
+
+
+def _log_bullet_colours(app: App, scene: TableScene) -> set[tuple[int, int, int]]:
+    """The colours at the centres of the log's bullets, as drawn now."""
+    app.draw(app.screen)
+    r = scene.log_area()
+    px = scene.ui.px
+    line_h = px(16)
+    area = pygame.Rect(r.x + px(8), r.y + px(24), r.w - px(16), r.h - px(30))
+    shown = scene._log_lines[-max(1, area.h // line_h):]
+    y = area.bottom - len(shown) * line_h
+    out = set()
+    for _, about in shown:
+        if about is not None:
+            c = app.screen.get_at((area.x + px(6), y + line_h // 2))
+            out.add((c[0], c[1], c[2]))
+        y += line_h
+    return out
+
+
+def test_the_log_and_chat_follow_the_colour_blind_palette() -> None:
+    from client import palette
+
+    s, history = play_until(lambda s: s.current == 0 and s.phase == Phase.MAIN
+                            and s.turn >= 12, seed=11)
+    app, net = app_at(s, 0, history)
+    previous = palette.name()
+    try:
+        palette.use("standard")
+        net.inbox.append({"type": "chat", "table": "t", "seat": 1, "name": "Ben",
+                          "text": "hello"})
+        app.step(1 / 60)
+        scene = app.ctx.stack.scenes[0]
+        assert isinstance(scene, TableScene)
+        standard = {palette.seat_color(q)[:3] for q in range(4)}
+        assert _log_bullet_colours(app, scene) <= standard
+        chat_before = scene._chat_lines[-1][1]
+        app.toggle_palette()  # F3
+        app.step(1 / 60)
+        blind = {palette.seat_color(q)[:3] for q in range(4)}
+        drawn = _log_bullet_colours(app, scene)
+        assert drawn and drawn <= blind and not drawn & (standard - blind)
+        assert scene._chat_lines[-1][1] == palette.seat_color(1) != chat_before
+    finally:
+        palette.use(previous)
+        app.close()
