@@ -38,7 +38,8 @@ class ReplayError(Exception):
 
 
 def replay_lines(log: GameLog, seats: Sequence[str]) -> list[list[str]]:
-    """The game's text, one list of lines per turn (the set-up is the first)."""
+    """The game's text, one list of lines per turn (the set-up is the first); the
+    seats by their players' ``seats`` names and colours."""
     s = new_game(log.settings, log.seed, board=log.board, first_seat=log.first_seat)
     players = log.settings.players
     turns: list[list[str]] = [[]]
@@ -48,7 +49,7 @@ def replay_lines(log: GameLog, seats: Sequence[str]) -> list[list[str]]:
         if s.turn != turn_before and turns[-1]:
             turns.append([])
         for e in events:
-            line = describe(e, players)
+            line = describe(e, players, seats)
             if line:
                 turns[-1].extend(line.split("\n"))
     return turns
