@@ -31,6 +31,7 @@ class ClientModel:
     # connection
     connection: str = CONNECTING
     connection_detail: str = ""  # e.g. the last error, or "attempt 3: connection refused"
+    connection_why: str = ""  # the kind of the last failure (client.net.error_kind)
     attempt: int = 0  # reconnection attempt (with RECONNECTING)
     server_name: str | None = None
     session: str | None = None
@@ -75,6 +76,7 @@ class ClientModel:
         if kind == "_status":
             self.connection = msg["state"]
             self.connection_detail = msg.get("detail", "")
+            self.connection_why = msg.get("why", "")
             self.attempt = msg.get("attempt", 0)
             if self.connection == OFFLINE:
                 self._leave()  # the session is gone (the network layer gave up)

@@ -287,6 +287,10 @@ class TableScene(Scene):
             waits.append((left % 1.0) or 1.0)
         return min(waits) if waits else None
 
+    def banner_area(self) -> pygame.Rect:
+        """The connection banner goes over the island, below the prompt."""
+        return self.rects["island"]
+
     def toast_area(self) -> pygame.Rect:
         """Notices go over the island, never over the player panels."""
         return self.rects["left"]

@@ -138,3 +138,39 @@ def test_the_log_and_chat_follow_the_colour_blind_palette() -> None:
     finally:
         palette.use(previous)
         app.close()
+
+
+# -- 8 and 13: the reconnect banner ------------------------------------------------------
+
+
+def test_the_reconnect_banner_speaks_japanese_and_leaves_the_top_bar_alone() -> None:
+    from client.model import RECONNECTING
+
+    s, history = play_until(lambda s: s.current == 0 and s.phase == Phase.MAIN
+                            and s.turn >= 12, seed=11)
+    app, net = app_at(s, 0, history, lang="ja")
+    try:
+        net.inbox.append({"type": "_status", "state": RECONNECTING, "attempt": 2,
+                          "detail": "attempt 2: connection refused (is the server running?)",
+                          "why": "refused"})
+        app.step(1 / 60)
+        tr = app.ctx.tr
+        assert app.reconnect_detail() == tr("status.why.refused") != "status.why.refused"
+        scene = app.ctx.stack.scenes[0]
+        assert isinstance(scene, TableScene)
+        app.draw(app.screen)
+        # the banner is drawn over the island, clear of the top bar (Turn, Leave)
+        # and of the player panels
+        banner = app.banner_rect(app.screen.get_size())
+        assert banner is not None
+        assert scene.banner_area().contains(banner)
+        assert not banner.colliderect(scene.rects["top"])
+        assert not banner.colliderect(scene.buttons["leave"].rect)
+        assert not banner.colliderect(scene.rects["right"])
+        # a failure the catalogue has no words for keeps the network's own
+        net.inbox.append({"type": "_status", "state": RECONNECTING, "attempt": 3,
+                          "detail": "attempt 3: something odd", "why": "odd"})
+        app.step(1 / 60)
+        assert app.reconnect_detail() == "attempt 3: something odd"
+    finally:
+        app.close()
