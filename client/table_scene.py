@@ -1609,7 +1609,10 @@ class TableScene(Scene):
         view = m.view
         last = sum(view["last_roll"]) if view and view.get("last_roll") else None
         top = max(1, max(m.dice[2:13]))
-        inner = pygame.Rect(r.x + px(10), r.y + px(22), r.w - px(20), r.h - px(40))
+        # the tallest bar's count sits above it, below the title
+        label = px(11)
+        inner = pygame.Rect(r.x + px(10), r.y + px(22) + label, r.w - px(20),
+                            r.h - px(40) - label)
         bw = inner.w / 11
         for i, v in enumerate(range(2, 13)):
             n = m.dice[v]

@@ -174,3 +174,54 @@ def test_the_reconnect_banner_speaks_japanese_and_leaves_the_top_bar_alone() -> 
         assert app.reconnect_detail() == "attempt 3: something odd"
     finally:
         app.close()
+
+
+# -- 8: Japanese that fits -----------------------------------------------------------------
+
+
+def test_the_new_table_options_and_the_dice_title_are_not_cut_or_overdrawn() -> None:
+    from client.lobby import CreateTableDialog
+    from client.widgets import fit_text
+
+    for lang in ("ja", "en"):
+        net = FakeNet()
+        app = App(connect="127.0.0.1:1", discover=False, net_factory=lambda *a: net,
+                  lang=lang)
+        try:
+            net.inbox += [{"type": "welcome", "version": "1.4", "session": "s",
+                           "resume_token": "r", "server": "srv"},
+                          {"type": "tables", "tables": []}]
+            app.step(1 / 60)
+            app.lobby.open_create()
+            app.step(1 / 60)
+            dialog = app.ctx.stack.top
+            assert isinstance(dialog, CreateTableDialog)
+            font = app.ctx.font(15)
+            for box in dialog.checks.values():
+                room = box.rect.w - min(box.rect.h - 4, 22) - 10
+                assert fit_text(font, box.label, room) == box.label, (lang, box.label)
+        finally:
+            app.close()
+    # the dice panel: the tallest bar's count stays below the title
+    s, history = play_until(lambda s: s.current == 0 and s.phase == Phase.MAIN
+                            and s.turn >= 30, seed=11)
+    app, net = app_at(s, 0, history, lang="ja")
+    try:
+        scene = app.ctx.stack.scenes[0]
+        assert isinstance(scene, TableScene)
+        app.draw(app.screen)
+        r = scene.rects["histogram"]
+        px = scene.ui.px
+        title = pygame.Rect(r.x + px(10), r.y + px(5), r.w - px(20), px(16))
+        from client.table_gfx import PANEL_BG
+        # nothing but the title's ink and the panel's paper in the title's band right
+        # of the title's text
+        text_w = scene.ui.text.font(12, True).size(
+            app.ctx.tr("table.dice_title", n=sum(app.model.dice)))[0]
+        band = pygame.Rect(title.x + text_w + px(4), title.y, title.right - title.x - text_w
+                           - px(4), title.h)
+        colours = {tuple(app.screen.get_at((x, y)))[:3] for x in range(band.x, band.right)
+                   for y in range(band.y, band.bottom)}
+        assert colours == {PANEL_BG[:3]}, colours
+    finally:
+        app.close()
