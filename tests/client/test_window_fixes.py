@@ -185,7 +185,7 @@ def test_the_new_table_options_and_the_dice_title_are_not_cut_or_overdrawn() -> 
 
     for lang in ("ja", "en"):
         net = FakeNet()
-        app = App(connect="127.0.0.1:1", discover=False, net_factory=lambda *a: net,
+        app = App(connect="127.0.0.1:1", discover=False, net_factory=lambda *a, net=net: net,
                   lang=lang)
         try:
             net.inbox += [{"type": "welcome", "version": "1.4", "session": "s",
