@@ -752,8 +752,10 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--db", default="league.db",
                     help="the league database (default league.db)")
     rp.add_argument("--server-db", nargs="?", const="", default=None, metavar="PATH",
-                    help="read the game server's database instead (kaitaku server --db; "
-                         "default $XDG_DATA_HOME/kaitaku/kaitaku.db): its finished tables")
+                    help="read a game server's database instead (kaitaku server --db): "
+                         "its finished tables; without PATH, those of kaitaku server "
+                         "($XDG_DATA_HOME/kaitaku/kaitaku.db) and kaitaku play (play.db "
+                         "beside it) that exist")
     rp.add_argument("--ladder-db", default=None, metavar="PATH",
                     help="read a ladder's database instead (kaitaku server --ladder PATH)")
     rp.add_argument("--window", action="store_true",
