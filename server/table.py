@@ -322,6 +322,7 @@ class Table(Generic[M]):
         self.rng = random.Random(self.seed ^ 0x5EED)  # default actions (not the game's RNG)
         self.history: deque[tuple[int, list[Any]]] = deque(maxlen=EVENT_MEMORY)
         self.chat: deque[dict[str, Any]] = deque(maxlen=CHAT_MEMORY)
+        self.chat_lines = 0  # chat lines said at this table (numbers the stored ones)
         self._public_frames: dict[int, tuple[dict[str, Any], bytes]] = {}
         """The history's batches as spectators get them, encoded once (by version)."""
         """The table's last chat lines (as relayed), for members who arrive later."""

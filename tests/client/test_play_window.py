@@ -185,3 +185,37 @@ def test_a_broken_database_still_plays_and_says_so(tmp_path: Path,
     assert any(t.text.startswith("Games are not kept this time") for t in s.app.toasts)
     assert (play_dir() / "play.db").read_bytes().startswith(b"this is not")  # left alone
     assert s.hooks.key == SEAT_KEY
+
+
+def key(k: int) -> None:
+    pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=k, mod=0, unicode=""))
+
+
+def test_a_window_that_comes_back_gets_the_chat_back(sessions: Callable[..., Session]) -> None:
+    """Closing kaitaku play stops its server; the next one restores the table from
+    the database, and now its chat lines too (they were lost)."""
+    first = sessions()
+    app = first.app
+    frames(app, lambda: in_game(app))
+    table = app.model.table
+    key(pygame.K_RETURN)
+    app.step(1 / 60)
+    pygame.event.post(pygame.event.Event(pygame.TEXTINPUT, text="よろしく / good luck"))
+    key(pygame.K_RETURN)
+    frames(app, lambda: any(m.get("text") == "よろしく / good luck" for m in app.model.chat))
+    first.close()
+
+    second = sessions()
+    app = second.app
+    frames(app, lambda: app.lobby.mode == "lobby")
+    app.step(1 / 60)
+    click(app.lobby.continue_button.rect.center)
+    frames(app, lambda: in_game(app) and app.model.table == table)
+    frames(app, lambda: bool(app.model.chat))
+    line = app.model.chat[-1]
+    assert line["text"] == "よろしく / good luck" and line["name"] == "Aiko"
+    assert line["seat"] == app.model.seat
+    scene = app.ctx.stack.scenes[0]
+    assert isinstance(scene, TableScene)
+    app.draw(app.screen)
+    assert any("good luck" in text for text, _, _ in scene._chat_lines)
