@@ -241,11 +241,22 @@ class Seat(Generic[M]):
 def default_action(game: GameState, seat: int, rng: random.Random) -> Action:
     """What a seat does when its time runs out (:func:`bots.base.safe_action`):
     roll, end the turn, place no more free roads (after the first one), reject
-    or cancel a trade; any other decision (discard, robber, placement, ...) is
-    a random legal choice."""
-    from bots.base import safe_action
+    or cancel a trade; any other decision (a set-up settlement or road, a
+    discard, the robber, ...) is the Easy bot's choice from the seat's view (a
+    settlement where the numbers are good, not a random corner on the coast)."""
+    from bots import GreedyBot
+    from bots.base import SAFE_NAMES, safe_action
 
-    return safe_action(bounded_legal(game, seat)[0], rng)
+    legal = bounded_legal(game, seat)[0]
+    safe = safe_action(legal, rng)
+    if safe.name in SAFE_NAMES or len(legal) == 1:
+        return safe
+    try:
+        choice = GreedyBot(rng.randrange(1 << 30)).act(observe(game, seat, legal), legal)
+    except Exception:  # a bot's bug must not stop a timer: the random choice then
+        log.exception("table: the default action's bot failed")
+        return safe
+    return choice if choice in legal else safe
 
 
 def deciding_seats(game: GameState) -> set[int]:
