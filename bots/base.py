@@ -14,7 +14,6 @@ from typing import Any
 
 from protocol.rules import Action, Event
 
-
 SAFE_NAMES = ("roll_dice", "end_turn", "stop_road_building", "reject_trade", "cancel_trade")
 """The actions :func:`safe_action` takes when they are legal (in this order)."""
 
