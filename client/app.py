@@ -108,10 +108,15 @@ class Toast:
     text: str
     info: bool = False
     left: float = TOAST_SECONDS
+    key: str | None = None  # a newer toast of the same key replaces this one
 
 
 def error_text(tr: Translator, code: str, message: str) -> str:
     """The user's words for an error code (the server's message when unknown)."""
+    if code == "acted_for_you":
+        from .describe import acted_text
+
+        return acted_text(tr, message)
     key = f"error.{code}"
     if tr.has(key):
         return tr(key, message=message)
@@ -376,8 +381,12 @@ class App:
             return
         ask(saved=self.play is not None)
 
-    def toast(self, text: str, info: bool = False) -> None:
-        self.toasts.append(Toast(text, info))
+    def toast(self, text: str, info: bool = False, key: str | None = None) -> None:
+        """Show a notice; one with ``key`` replaces the one of that key shown
+        (the server's moves for a seat: the newest only, not a stack of them)."""
+        if key is not None:
+            self.toasts = [t for t in self.toasts if t.key != key]
+        self.toasts.append(Toast(text, info, key=key))
         del self.toasts[:-MAX_TOASTS]
 
     # -- the loop ----------------------------------------------------------------------
@@ -450,7 +459,8 @@ class App:
     def _notice_changes(self, dt: float) -> None:
         model = self.model
         for code, message in model.new_errors(self._errors_seen):
-            self.toast(error_text(self.ctx.tr, code, message), info=code in INFO_CODES)
+            self.toast(error_text(self.ctx.tr, code, message), info=code in INFO_CODES,
+                       key=code if code in INFO_CODES else None)
         self._errors_seen = model.error_count
         if model.connection == ONLINE and self._last_connection == RECONNECTING:
             self.banner_ok = 2.5

@@ -7,6 +7,7 @@ bought card, a stolen resource) has its own wording for the hidden case.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -76,6 +77,24 @@ def cards_text(tr: Tr, cards: Sequence[int] | None) -> str:
         return tr("table.nothing")
     parts = [tr("table.count_res", n=n, res=res_name(tr, r)) for r, n in enumerate(cards) if n]
     return tr("table.list_sep").join(parts)
+
+
+_ACTED = re.compile(r"the server played ([a-z_]{1,40}) for you \(([a-z-]{1,20})\)")
+ACTED_ACTIONS = ("build_settlement", "build_road", "roll_dice", "end_turn", "discard",
+                 "give_back", "move_robber", "steal", "reject_trade", "cancel_trade",
+                 "stop_road_building", "withdraw_proposal", "build_neutral_road",
+                 "build_neutral_settlement")
+"""The moves the server makes for a seat that the window names (``acted.what.*``)."""
+
+
+def acted_text(tr: Tr, message: str) -> str:
+    """The notice for the server's ``acted_for_you`` (``the server played NAME for
+    you (VIA)``): what was played and why, in the window's words."""
+    m = _ACTED.fullmatch(message.strip())
+    name, via = (m.group(1), m.group(2)) if m else ("", "")
+    what = tr(f"acted.what.{name}" if name in ACTED_ACTIONS else "acted.what.other")
+    why = via.replace("-", "_") if via in ("timeout", "stand-in", "disconnected") else "other"
+    return tr(f"acted.{why}", what=what)
 
 
 def reason_text(tr: Tr, reason: object) -> str | None:

@@ -977,6 +977,10 @@ class TableScene(Scene):
         phase = view["phase"]
         if pending:
             return tr("table.prompt.sending"), True
+        seats = m.table_seats
+        if m.seat is not None and 0 <= m.seat < len(seats) and seats[m.seat].get("auto") \
+                and not seats[m.seat].get("forfeited"):
+            return tr("table.prompt.stand_in"), True  # the seat comes back by acting
         if legal:
             if phase == "trade":
                 trade = view.get("trade") or {}

@@ -225,3 +225,43 @@ def test_the_new_table_options_and_the_dice_title_are_not_cut_or_overdrawn() -> 
         assert colours == {PANEL_BG[:3]}, colours
     finally:
         app.close()
+
+
+# -- 6: the turn timer's notices and the stand-in --------------------------------------
+
+
+def test_the_servers_moves_are_named_once_and_the_stand_in_says_how_to_come_back() -> None:
+    s, history = play_until(lambda s: s.current == 0 and s.phase == Phase.MAIN
+                            and s.turn >= 12, seed=11)
+    for lang in ("en", "ja"):
+        app, net = app_at(s, 0, history, lang=lang)
+        try:
+            tr = app.ctx.tr
+            for what in ("roll_dice", "build_road", "end_turn", "discard"):
+                net.inbox.append({"type": "error", "code": "acted_for_you",
+                                  "message": f"the server played {what} for you (timeout)"})
+                app.step(1 / 60)
+            # one notice, the newest, in words (no raw action name, said once)
+            assert [t.text for t in app.toasts] == [
+                tr("acted.timeout", what=tr("acted.what.discard"))]
+            assert "the server played" not in app.toasts[0].text
+            # a bot stands in for this seat: the prompt says how to take it back
+            seats = [dict(x, auto=(q == 0)) for q, x in enumerate(app.model.table_seats)]
+            net.inbox.append({"type": "table", "table": "t", "status": "playing",
+                              "seats": seats})
+            app.step(1 / 60)
+            scene = app.ctx.stack.scenes[0]
+            assert isinstance(scene, TableScene)
+            assert scene.prompt == tr("table.prompt.stand_in")
+            net.inbox.append({"type": "error", "code": "acted_for_you",
+                              "message": "the server played end_turn for you (stand-in)"})
+            app.step(1 / 60)
+            assert [t.text for t in app.toasts] == [
+                tr("acted.stand_in", what=tr("acted.what.end_turn"))]
+            # a message of another shape: words without the server's text
+            net.inbox.append({"type": "error", "code": "acted_for_you",
+                              "message": "<b>hostile</b> " * 20})
+            app.step(1 / 60)
+            assert app.toasts[-1].text == tr("acted.other", what=tr("acted.what.other"))
+        finally:
+            app.close()
