@@ -219,3 +219,40 @@ def test_a_window_that_comes_back_gets_the_chat_back(sessions: Callable[..., Ses
     assert isinstance(scene, TableScene)
     app.draw(app.screen)
     assert any("good luck" in text for text, _, _ in scene._chat_lines)
+
+
+def test_a_solo_player_gets_a_simple_continue_or_new_screen(
+        sessions: Callable[..., Session]) -> None:
+    """kaitaku play with a kept game: its own screen (continue or a new game), the
+    kept game's line clear of the Continue button; the LAN lobby on request, the
+    line clear of the button there too (it was covered, ja and en)."""
+    first = sessions()
+    frames(first.app, lambda: in_game(first.app))
+    table = first.app.model.table
+    first.close()
+    second = sessions()
+    app = second.app
+    frames(app, lambda: app.lobby.mode == "lobby")
+    lobby = app.lobby
+    for lang in ("en", "ja"):
+        app.set_lang(lang)
+        app.step(1 / 60)
+        app.draw(app.screen)
+        assert lobby.solo_screen()
+        assert app.offer is not None
+        assert lobby._play_text() == app.ctx.tr("play.kept", turn=app.offer.get("turn", 0),
+                                                bots=2)
+        assert lobby.play_text_rect.h > 0
+        assert not lobby.play_text_rect.colliderect(lobby.continue_button.rect)
+        assert lobby.continue_button.rect.bottom <= lobby.new_game_button.rect.top
+        assert lobby.table_list not in lobby._widgets("lobby")  # no LAN lobby here
+    click(lobby.show_lobby_button.rect.center)
+    frames(app, lambda: not lobby.solo_screen())
+    for lang in ("en", "ja"):
+        app.set_lang(lang)
+        app.step(1 / 60)
+        app.draw(app.screen)
+        assert lobby.play_text_rect.h > 0
+        assert not lobby.play_text_rect.colliderect(lobby.continue_button.rect), lang
+    click(lobby.continue_button.rect.center)
+    frames(app, lambda: in_game(app) and app.model.table == table)
