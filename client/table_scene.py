@@ -149,6 +149,9 @@ BUTTON_LABELS = {"roll": "table.btn.roll", "end": "table.btn.end_turn",
 class TableScene(Scene):
     """The game table for a seat, or for a spectator (``model.seat`` None)."""
 
+    has_chat = True
+    """A chat panel under the log (the replay viewer has nobody to talk to)."""
+
     def __init__(self, ctx: Context) -> None:
         super().__init__(ctx)
         self.ui = TableUI(ctx)
@@ -472,7 +475,7 @@ class TableScene(Scene):
         if event.type == pygame.VIDEORESIZE:
             self.resized((event.w, event.h))
             return False
-        if self.chat.handle(event):
+        if self.has_chat and self.chat.handle(event):
             return True
         if self.trade_panel.handle(event):
             return True
@@ -585,7 +588,8 @@ class TableScene(Scene):
         for btn in self.buttons.values():
             btn.draw(surface, self.ui, 17 if btn.primary else 13)
         self._draw_reason(surface)  # over the buttons: a tip may reach the row above
-        self.chat.draw(surface, self.ui, self.ctx.tr("table.chat_placeholder"))
+        if self.has_chat:
+            self.chat.draw(surface, self.ui, self.ctx.tr("table.chat_placeholder"))
         if self.focus.visible and self.ctx.stack.top is self:
             self.focus.draw(surface, self.focus_stops(), self.ui.scale)
 
@@ -647,7 +651,8 @@ class TableScene(Scene):
             elif name == "log":
                 self._draw_log(chrome)
             elif name == "chat":
-                self._draw_chat(chrome)
+                if self.has_chat:
+                    self._draw_chat(chrome)
             else:
                 self._draw_bottom(chrome, view)
             chrome.set_clip(None)
@@ -703,8 +708,8 @@ class TableScene(Scene):
         r["histogram"] = pygame.Rect(x0, y, inner, px(92))
         y = r["histogram"].bottom + px(8)
         rest = h - pad - y
-        chat_h = max(px(110), round(rest * 0.36))
-        r["log"] = pygame.Rect(x0, y, inner, rest - chat_h - px(8))
+        chat_h = max(px(110), round(rest * 0.36)) if self.has_chat else 0
+        r["log"] = pygame.Rect(x0, y, inner, rest - chat_h - (px(8) if chat_h else 0))
         r["chat"] = pygame.Rect(x0, r["log"].bottom + px(8), inner, chat_h)
         self.chat.rect = pygame.Rect(r["chat"].x + px(8), r["chat"].bottom - px(36),
                                      r["chat"].w - px(16), px(28))
@@ -1243,7 +1248,7 @@ class TableScene(Scene):
                     self._focus_moved()
                 return True
         if event.key in (pygame.K_RETURN, pygame.K_KP_ENTER):
-            if self.ctx.model.table is not None:
+            if self.ctx.model.table is not None and self.has_chat:
                 self.chat.focus(True)
                 return True
             return False
@@ -1310,8 +1315,9 @@ class TableScene(Scene):
         r = self.rects["board"]
         t.draw(surface, self.ctx.tr("table.waiting_start"), r.center, 22, CREAM, True, "center")
         self._draw_players(surface, None)
-        self._draw_chat(surface)
-        self.chat.draw(surface, self.ui, self.ctx.tr("table.chat_placeholder"))
+        if self.has_chat:
+            self._draw_chat(surface)
+            self.chat.draw(surface, self.ui, self.ctx.tr("table.chat_placeholder"))
         self.buttons["leave"].draw(surface, self.ui, 13)
 
     def _draw_dice(self, surface: pygame.Surface, view: dict[str, Any]) -> None:

@@ -281,3 +281,23 @@ async def test_replay_finds_the_games_of_kaitaku_play(tmp_path: Path,
     assert tid in capsys.readouterr().out
     assert main(["replay", tid, "--server-db"]) == 0
     assert capsys.readouterr().out.startswith(f"table {tid}")
+
+
+def test_the_viewer_has_no_empty_chat_box() -> None:
+    """A stored game keeps no chat: the log takes the chat's room (an empty chat box
+    with a "Press Enter to chat" field was shown)."""
+    for lang in ("en", "ja"):
+        app, scene = viewer(finished_log(players=3, seed=4), lang)
+        try:
+            click(scene.controls["next"].rect.center)
+            app.step(1 / 60)
+            app.draw(app.screen)
+            assert scene.rects["chat"].h == 0
+            assert scene.rects["log"].bottom > scene.rects["right"].bottom - scene.ui.px(20)
+            assert app.ctx.tr("table.chat_title") not in scene.ui.text.seen
+            assert app.ctx.tr("table.chat_placeholder") not in scene.ui.text.seen
+            key(pygame.K_RETURN)  # Enter opens no chat field
+            app.step(1 / 60)
+            assert not scene.chat.focused
+        finally:
+            app.close()
