@@ -741,14 +741,18 @@ class TradeComposeDialog(Dialog):
             for other in range(int((self.model.view or {}).get("players", 0))):
                 if other != seat:
                     opponents.append(other)
-            # as wide as their labels, all inside the panel (a long name is cut)
+            # as wide as their labels, all inside the panel: when they do not fit,
+            # only the widest give up room (a bot's name stays whole if it can)
             room = body.right - x - px(8) * (len(opponents) - 1)
             widths = []
             for q in opponents:
                 label = (self.tr("table.dlg.everyone") if q is None else self.ui.seat_name(q))
-                widths.append(min(px(130), self.ui.text.font(13, True).size(label)[0] + px(34)))
+                widths.append(self.ui.text.font(13, True).size(label)[0] + px(36))
             if sum(widths) > room:
-                widths = [max(px(48), room // len(opponents))] * len(opponents)
+                cap = max(widths)
+                while cap > px(48) and sum(min(w2, cap) for w2 in widths) > room:
+                    cap -= 1
+                widths = [min(w2, cap) for w2 in widths]
             for q, w2 in zip(opponents, widths, strict=True):
                 self.target_rects[q] = pygame.Rect(x, y, w2, px(28))
                 x += w2 + px(8)

@@ -23,6 +23,7 @@ from protocol.rules import (
     observe,
 )
 from tests.client.test_evening import FakeNet
+from tests.client.test_window_fixes import press
 
 BOTS = ["Aiko", "Ben", "Bot 3 (Normal)", "Bot 4 (Hard)"]
 
@@ -75,6 +76,10 @@ def test_the_reason_of_a_refusal_is_in_the_log_and_the_offer_panel(lang: str) ->
         panel = scene.trade_panel
         assert panel.visible and panel._reason(2) == why
         assert panel._reason(3) is None  # no answer yet
+        # the bots' names are whole on their rows ("Bot 2 (Nor…" was cut)
+        app.draw(app.screen)
+        for q in (2, 3):
+            assert scene.ui.seat_name(q) in scene.ui.text.seen, scene.ui.seat_name(q)
     finally:
         app.close()
 
@@ -116,3 +121,42 @@ def test_a_proposal_names_the_player_on_turn_when_it_was_made() -> None:
     assert model.view is not None and model.view["current"] == 0  # Aiko's turn now
     assert lines[0].startswith("Aiko proposes to Ben:"), lines
     assert lines[1] == tr("table.log.proposal_rejected", name="Aiko", to="Ben")
+
+
+def test_the_offer_dialogs_chips_keep_the_bots_names_whole() -> None:
+    """The "to whom" chips of the offer dialog cut "Bot 2 (Nor…" (ja and en)."""
+    from client import dialogs
+
+    s, history = play_until(lambda s: s.current == 0 and s.phase == Phase.MAIN
+                            and s.turn >= 12, seed=11)
+    s.hands[0] = [1, 1, 1, 1, 2]
+    for lang in ("en", "ja"):
+        model = model_from_state(s, 0, history, table="t")
+        net = FakeNet()
+        app = App(connect="127.0.0.1:1", discover=False,
+                  net_factory=lambda *a, net=net: net, lang=lang)
+        try:
+            for name, value in vars(model).items():
+                setattr(app.model, name, value)
+            net.inbox.append({"type": "table", "table": "t", "status": "playing", "seats": [
+                {"name": n, "kind": "human" if q == 0 else "bot", "connected": True,
+                 "auto": False}
+                for q, n in enumerate(["Aiko", "Bot 2 (Normal)", "Bot 3 (Normal)",
+                                       "Bot 4 (Normal)"])]})
+            for _ in range(3):
+                app.step(1 / 60)
+            scene = app.ctx.stack.scenes[0]
+            assert isinstance(scene, TableScene)
+            press(scene.buttons["trade"].rect.center)
+            app.step(1 / 60)
+            dlg = app.ctx.stack.top
+            assert isinstance(dlg, dialogs.TradeComposeDialog)
+            app.draw(app.screen)
+            px = dlg.ui.px
+            for q in (1, 2, 3):
+                name, chip = scene.ui.seat_name(q), dlg.target_rects[q]
+                # drawn as the dialog draws it: cut to the chip's room
+                assert dlg.ui.text.fit(name, 13, chip.w - px(30), True) == name, (lang, q)
+                assert dlg.rect.contains(chip)
+        finally:
+            app.close()
