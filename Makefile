@@ -7,18 +7,23 @@ PLAY_STAMP := $(VENV)/.installed-client
 
 .PHONY: play test lint bench clean
 
+# An editable install of this flat layout makes setuptools print a boxed warning
+# about folders named like the package; it is about this very checkout, so it is
+# not shown (UserWarning covers setuptools' own warning classes).
+QUIET_BUILD := PYTHONWARNINGS=ignore::UserWarning
+
 # Everything: the client, the league, the developer tools (`make test`, `make lint`).
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(QUIET_BUILD) $(BIN)/python -m pip install -q -e '.[dev]'
 	touch $(STAMP) $(PLAY_STAMP)
 
 # Only what playing needs: the game and its window (the client extra).
 $(PLAY_STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[client]'
+	$(QUIET_BUILD) $(BIN)/python -m pip install -q -e '.[client]'
 	touch $(PLAY_STAMP)
 
 ## Play a game: you against three heuristic bots in the game window (a local

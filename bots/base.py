@@ -14,14 +14,16 @@ from typing import Any
 
 from protocol.rules import Action, Event
 
+SAFE_NAMES = ("roll_dice", "end_turn", "stop_road_building", "reject_trade", "cancel_trade")
+"""The actions :func:`safe_action` takes when they are legal (in this order)."""
+
 
 def safe_action(legal: Sequence[Action], rng: random.Random) -> Action:
     """The action to take when there is no time to think (a turn timer ran out,
     a bot was too slow or failed): roll, end the turn, place no more free roads,
     reject or cancel a trade; any other decision is a random legal choice."""
     by_name = {a.name: a for a in legal}
-    for name in ("roll_dice", "end_turn", "stop_road_building", "reject_trade",
-                 "cancel_trade"):
+    for name in SAFE_NAMES:
         if name in by_name:
             return by_name[name]
     return legal[int(rng.random() * len(legal))]
@@ -36,6 +38,11 @@ class Bot:
     ``table`` messages; empty in-process). Bots can spare people prompts:
     the built-ins address their offers to bots first and put at most one
     offer a turn before people."""
+    reason: str | None = None
+    """Why the trade answer :meth:`act` last returned was given, for the
+    people at the table (one of :data:`protocol.wire.TRADE_REASONS`; the SDK
+    sends it with the answer), or None. The built-ins set it with every
+    answer to an offer or a proposal."""
 
     def act(self, view: Mapping[str, Any], legal: Sequence[Action]) -> Action:
         """Choose one of ``legal`` (never empty) for the seat ``view["seat"]``."""

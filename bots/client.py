@@ -37,6 +37,8 @@ from typing import Any
 from protocol.rules import ACTION_TYPES, Action, RulesError, action_from_dict, event_from_dict
 from protocol.wire import (
     CLIENT,
+    TRADE_ANSWERS,
+    TRADE_REASONS,
     VERSION_STRING,
     Connection,
     Message,
@@ -302,7 +304,11 @@ class BotClient:
         self.seq += 1
         self.outcome.actions += 1
         self.pending = True
-        self.send({"type": "action", "seq": self.seq, "action": action.to_dict()})
+        msg: dict[str, Any] = {"type": "action", "seq": self.seq, "action": action.to_dict()}
+        why = getattr(self.bot, "reason", None)
+        if action.name in TRADE_ANSWERS and why in TRADE_REASONS:
+            msg["reason"] = why  # 1.4: shown to the people at the table
+        self.send(msg)
 
 
     def _proposes(self) -> bool:

@@ -3,7 +3,10 @@
 It reads only its view and its legal actions (plus the public board
 geometry), like any remote bot. Priorities: city > settlement > development
 card > road towards a free settlement spot > a bank trade that completes a
-build > end the turn. Placement scores intersections by production (pips)
+build > end the turn. It makes no domestic offers; it takes one (or a
+proposal, on its turn) that brings the build it is nearest to closer without
+giving more cards than it gets, unless the other seat is two points (or
+less) from winning. Placement scores intersections by production (pips)
 and resource variety; the robber goes where it hurts the leader most.
 """
 
@@ -14,6 +17,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from protocol.rules import (
+    AcceptProposal,
+    AcceptTrade,
     Action,
     BuildCity,
     BuildNeutralRoad,
@@ -30,6 +35,8 @@ from protocol.rules import (
     PlayMonopoly,
     PlayRoadBuilding,
     PlayYearOfPlenty,
+    RejectProposal,
+    RejectTrade,
     RollDice,
     Steal,
     TokenRobberHome,
@@ -73,6 +80,7 @@ class GreedyBot(Bot):
         self._rng = random.Random(seed)
 
     def act(self, view: Mapping[str, Any], legal: Sequence[Action]) -> Action:
+        self.reason = None
         if len(legal) == 1:
             return legal[0]
         first = legal[0]
@@ -95,7 +103,13 @@ class GreedyBot(Bot):
         if phase in ("setup_road", "road_building"):
             return self._best_road(view, legal)
         if phase == "trade":
-            return legal[-1]  # reject or cancel: the greedy bot does not negotiate
+            trade = view["trade"]
+            if trade is None or trade["offerer"] == view["seat"]:
+                return legal[-1]  # cancel: the greedy bot makes no offers
+            # from our side: we give what the offerer gets
+            ok = self._answer(view, int(trade["offerer"]), trade["get"], trade["give"],
+                              AcceptTrade() in legal)
+            return AcceptTrade() if ok else RejectTrade()
         if phase == "pre_roll":
             for a in legal:
                 if isinstance(a, PlayKnight) and self._robber_on_me(view):
@@ -106,6 +120,10 @@ class GreedyBot(Bot):
     # -- main phase --------------------------------------------------------------
 
     def _main(self, view: Mapping[str, Any], legal: Sequence[Action]) -> Action:
+        for q, p in enumerate(view["proposals"]):
+            if p is not None:  # p from the proposer's side: we give p[1], get p[0]
+                ok = self._answer(view, q, p[1], p[0], AcceptProposal(q) in legal)
+                return AcceptProposal(q) if ok else RejectProposal(q)
         cities = [a for a in legal if isinstance(a, BuildCity)]
         if cities:
             return max(cities, key=lambda a: node_value(view, a.node))
@@ -143,6 +161,55 @@ class GreedyBot(Bot):
             return max(yops, key=lambda x: sum(
                 1 for r in (x.first, x.second) if r is not None and need[r] > 0))
         return a
+
+    # -- answers to offers and proposals ------------------------------------------
+
+    def _builds(self, view: Mapping[str, Any]) -> list[tuple[int, ...]]:
+        """The costs of what we could build with the cards: a city (on a
+        settlement of ours), a settlement (at a spot our roads reach) and a
+        development card, as far as pieces and the deck allow."""
+        me = view["seat"]
+        pieces = view["seats"][me]["pieces"]
+        out = []
+        if pieces[2] > 0 and any(b[1] == me and b[2] == 1 for b in view["buildings"]):
+            out.append(_COSTS["city"])
+        if pieces[1] > 0 and self._has_open_spot(view):
+            out.append(_COSTS["settlement"])
+        if view["dev_deck"]:
+            out.append(_COSTS["dev"])
+        return out
+
+    def _answer(self, view: Mapping[str, Any], other: int, give: Sequence[int],
+                get: Sequence[int], can: bool) -> bool:
+        """Take a trade giving ``give`` for ``get`` with seat ``other``? Yes when
+        it brings the build we are nearest to (of those we cannot make yet)
+        closer and keeps every build we can make now. Sets :attr:`reason`.
+        ``can``: the engine lets us (we hold ``give``)."""
+        hand = view["you"]["hand"]
+        builds = self._builds(view)
+
+        def short(h: Sequence[int], cost: Sequence[int]) -> int:
+            return sum(self._missing(h, cost))
+
+        ready = [c for c in builds if short(hand, c) == 0]
+        target = min((c for c in builds if short(hand, c)), key=lambda c: short(hand, c),
+                     default=None)
+        kept = [*ready, *([] if target is None else [target])]
+        keeps = any(give[r] and hand[r] - give[r] < c[r] for c in kept for r in range(5))
+        if not can:
+            self.reason = "keeps"
+        elif view["seats"][other]["vp"] >= view["vp_target"] - 2:
+            self.reason = "leader"
+        elif sum(give) > sum(get):
+            self.reason = "too_much"
+        else:
+            after = [hand[r] - give[r] + get[r] for r in range(5)]
+            if (target is not None and short(after, target) < short(hand, target)
+                    and all(short(after, c) == 0 for c in ready)):
+                self.reason = "completes" if short(after, target) == 0 else "closer"
+                return True
+            self.reason = "keeps" if keeps else "no_use"
+        return False
 
     @staticmethod
     def _missing(hand: Sequence[int], cost: Sequence[int]) -> list[int]:

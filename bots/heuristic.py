@@ -182,6 +182,15 @@ def _missing(hand: Sequence[int], cost: Sequence[int]) -> list[int]:
     return [c - h if c > h else 0 for h, c in zip(hand, cost, strict=False)]
 
 
+def _accept_reason(before: Sequence[int], after: Sequence[int], goals: Sequence[_Goal]) -> str:
+    """Why a trade from hand ``before`` to ``after`` is taken: ``completes`` when
+    it makes one of the best goals' next build affordable, else ``closer``."""
+    for g in goals[:3]:
+        if _covers(after, g.step) and not _covers(before, g.step):
+            return "completes"
+    return "closer"
+
+
 def _add(a: Sequence[int], b: Sequence[int], k: int = 1) -> list[int]:
     return [x + k * y for x, y in zip(a, b, strict=False)]
 
@@ -846,6 +855,7 @@ class HeuristicBot(Bot):
     # -- interface ----------------------------------------------------------------
 
     def act(self, view: Mapping[str, Any], legal: Sequence[Action]) -> Action:
+        self.reason = None
         if len(legal) == 1 and view["phase"] != "main":
             return legal[0]
         try:
@@ -1571,17 +1581,30 @@ class HeuristicBot(Bot):
             return best if best in legal else self._fallback(legal)
         # we are asked
         accept = AcceptTrade()
-        if accept not in legal:
-            return RejectTrade()
         offerer = int(t["offerer"])
+        gives, gets = list(t["get"]), list(t["give"])  # from our side
+        if accept not in legal:
+            self.reason = "keeps"
+            return RejectTrade()
         if ctx.vps[offerer] >= ctx.target - 2:
+            self.reason = "leader"
             return RejectTrade()
-        if sum(t["get"]) - sum(t["give"]) > MAX_OVERPAY:
+        if sum(gives) - sum(gets) > MAX_OVERPAY:
+            self.reason = "too_much"
             return RejectTrade()
-        after = [ctx.hand[r] - t["get"][r] + t["give"][r] for r in range(5)]
+        after = [ctx.hand[r] - gives[r] + gets[r] for r in range(5)]
         if self._hand_value(ctx, after, goals) > before + self._accept_margin(ctx, offerer):
+            self.reason = _accept_reason(ctx.hand, after, goals)
             return accept
+        self.reason = self._refuse_reason(ctx, gives, goals)
         return RejectTrade()
+
+    def _refuse_reason(self, ctx: _Ctx, gives: Sequence[int], goals: Sequence[_Goal]) -> str:
+        """Why a trade that gives ``gives`` is not worth it: ``keeps`` when our
+        next goals need a card of them, else ``no_use``."""
+        need = self._need(goals)
+        keeps = any(gives[r] and ctx.hand[r] - gives[r] < need[r] for r in range(5))
+        return "keeps" if keeps else "no_use"
 
     # -- proposals (R-TRADE-2) ------------------------------------------------------
 
@@ -1668,8 +1691,22 @@ class HeuristicBot(Bot):
         if self._proposal_value(ctx, q, give_q, get_q, goals) > 0 and (
                 AcceptProposal(q) in legal_set):
             self._overpaid += max(0, sum(get_q) - sum(give_q))
+            after = [ctx.hand[r] - get_q[r] + give_q[r] for r in range(5)]
+            self.reason = _accept_reason(ctx.hand, after, goals)
             return AcceptProposal(q)
+        self.reason = self._proposal_refusal(ctx, q, give_q, get_q, goals)
         return RejectProposal(q)
+
+    def _proposal_refusal(self, ctx: _Ctx, q: int, give_q: Sequence[int],
+                          get_q: Sequence[int], goals: Sequence[_Goal]) -> str:
+        """Why seat ``q``'s proposal is refused (the reasons of :meth:`_trade`)."""
+        if ctx.vps[q] >= ctx.target - 2:
+            return "leader"
+        if not _covers(ctx.hand, get_q):
+            return "keeps"
+        if self._overpaid + max(0, sum(get_q) - sum(give_q)) > MAX_OVERPAY:
+            return "too_much"
+        return self._refuse_reason(ctx, get_q, goals)
 
     def _proposal_value(self, ctx: _Ctx, q: int, give_q: Sequence[int], get_q: Sequence[int],
                         goals: Sequence[_Goal]) -> float:

@@ -42,6 +42,11 @@ class LadderOutcome:
     """Games the ladder still had queued for the bot when it stopped."""
 
 
+ANSWER_TIMEOUT = 30.0
+"""Seconds ``register`` and ``standings`` wait for the server's answer (a
+registration hashes the key with scrypt: well under a second)."""
+
+
 async def _connect(host: str, port: int, tls: ssl.SSLContext | None, name: str,
                    bot: Bot | None = None) -> BotClient:
     reader, writer = await asyncio.open_connection(host, port, ssl=tls)
@@ -71,26 +76,44 @@ async def _answer(client: BotClient, kind: str) -> Message:
             client.send({"type": "pong", "nonce": msg.get("nonce")})
 
 
-async def register(host: str, port: int, name: str, *,
-                   tls: ssl.SSLContext | None = None) -> str:
-    """Register ``name`` on the ladder; its secret key."""
-    client = await _connect(host, port, tls, name)
+async def _ask(host: str, port: int, tls: ssl.SSLContext | None, name: str,
+               msg: Message, kind: str, timeout: float) -> Message:
+    """Connect, send ``msg`` and return the answer of type ``kind``; a server that
+    does not answer within ``timeout`` seconds raises ProtocolError (``timeout``)."""
+    client: BotClient | None = None
+
+    async def ask() -> Message:
+        nonlocal client
+        client = await _connect(host, port, tls, name)
+        client.send(msg)
+        return await _answer(client, kind)
+
     try:
-        client.send({"type": "ladder_register", "name": name})
-        return str((await _answer(client, "ladder_registered"))["key"])
+        return await asyncio.wait_for(ask(), timeout)
+    except TimeoutError:
+        raise ProtocolError(f"the server at {host}:{port} did not answer {msg['type']} in "
+                            f"{timeout:g} s", "timeout") from None
     finally:
-        await _close(client)
+        if client is not None:
+            await _close(client)
+
+
+async def register(host: str, port: int, name: str, *,
+                   tls: ssl.SSLContext | None = None,
+                   timeout: float = ANSWER_TIMEOUT) -> str:
+    """Register ``name`` on the ladder; its secret key."""
+    msg = await _ask(host, port, tls, name, {"type": "ladder_register", "name": name},
+                     "ladder_registered", timeout)
+    return str(msg["key"])
 
 
 async def standings(host: str, port: int, *, tls: ssl.SSLContext | None = None,
-                    offset: int = 0, limit: int = 100) -> Message:
+                    offset: int = 0, limit: int = 100,
+                    timeout: float = ANSWER_TIMEOUT) -> Message:
     """The ladder's standings (the ``ladder`` message)."""
-    client = await _connect(host, port, tls, "standings")
-    try:
-        client.send({"type": "ladder_standings", "offset": offset, "limit": limit})
-        return await _answer(client, "ladder")
-    finally:
-        await _close(client)
+    return await _ask(host, port, tls, "standings",
+                      {"type": "ladder_standings", "offset": offset, "limit": limit},
+                      "ladder", timeout)
 
 
 async def run_ladder(make: Callable[[], Bot], host: str, port: int, *, name: str, key: str,

@@ -209,6 +209,24 @@ class SearchBot(Bot):
             for b in (*self._pool, self._own):
                 b.offers = False
 
+    @property
+    def humans(self) -> frozenset[int]:
+        """The seats people play: the prior's (it makes the offers and answers)."""
+        return self.prior.humans
+
+    @humans.setter
+    def humans(self, seats: frozenset[int]) -> None:
+        self.prior.humans = seats
+
+    @property
+    def reason(self) -> str | None:
+        """The reason for the prior's last trade answer (the bot plays its answers)."""
+        return self.prior.reason
+
+    @reason.setter
+    def reason(self, why: str | None) -> None:
+        self.prior.reason = why
+
     def on_events(self, seat: int, events: Sequence[Event]) -> None:
         self.prior.on_events(seat, events)
         if self._tracker is not None:

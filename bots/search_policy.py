@@ -14,7 +14,9 @@ trade:
   card for itself, a card the offerer most likely holds, when that makes the
   trade clearly good for it — but never asks a player to give more than one
   card beyond what they get (:data:`bots.heuristic.MAX_OVERPAY`, the most
-  the heuristic itself ever gives).
+  the heuristic itself ever gives). A person's offer (``humans``) it takes
+  where the heuristic would, and counter-offers only one the heuristic
+  would refuse: people read a counter to a fair offer as a refusal.
 - **Proposals** (R-TRADE-2): off its turn it proposes like the heuristic, up
   to twice a turn. On its turn, a proposal it would not accept is countered
   the same way (an offer to the proposer with one more card for itself) when
@@ -72,7 +74,9 @@ class TraderBot(HeuristicBot):
                 if key not in self._offered:
                     self._offered.add(key)
                     self._offers += 1
+                    self.reason = None  # an offer of its own, not an answer
                     return OfferTrade(key[0], key[1], q)
+        self.reason = self._proposal_refusal(ctx, q, give_q, get_q, goals)
         return RejectProposal(q)
 
     def _offer(self, ctx: _Ctx, goal: _Goal, goals: Sequence[_Goal], surplus: Sequence[int],
@@ -136,8 +140,19 @@ class TraderBot(HeuristicBot):
     def _trade(self, ctx: _Ctx, legal: Sequence[Action]) -> Action | None:
         t = ctx.trade
         if t is not None and t["offerer"] != ctx.me and AcceptTrade() in legal:
+            if int(t["offerer"]) in self.humans:
+                # A person's offer: taken when the heuristic would take it;
+                # bargained for only when it would not.
+                plain = super()._trade(ctx, legal)
+                if isinstance(plain, AcceptTrade):
+                    return plain
+                why = self.reason
+                counter = self._counter(ctx, t)
+                self.reason = "counter" if counter is not None else why
+                return counter if counter is not None else plain
             counter = self._counter(ctx, t)
             if counter is not None:
+                self.reason = "counter"
                 return counter
         return super()._trade(ctx, legal)
 

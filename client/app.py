@@ -108,10 +108,15 @@ class Toast:
     text: str
     info: bool = False
     left: float = TOAST_SECONDS
+    key: str | None = None  # a newer toast of the same key replaces this one
 
 
 def error_text(tr: Translator, code: str, message: str) -> str:
     """The user's words for an error code (the server's message when unknown)."""
+    if code == "acted_for_you":
+        from .describe import acted_text
+
+        return acted_text(tr, message)
     key = f"error.{code}"
     if tr.has(key):
         return tr(key, message=message)
@@ -376,8 +381,12 @@ class App:
             return
         ask(saved=self.play is not None)
 
-    def toast(self, text: str, info: bool = False) -> None:
-        self.toasts.append(Toast(text, info))
+    def toast(self, text: str, info: bool = False, key: str | None = None) -> None:
+        """Show a notice; one with ``key`` replaces the one of that key shown
+        (the server's moves for a seat: the newest only, not a stack of them)."""
+        if key is not None:
+            self.toasts = [t for t in self.toasts if t.key != key]
+        self.toasts.append(Toast(text, info, key=key))
         del self.toasts[:-MAX_TOASTS]
 
     # -- the loop ----------------------------------------------------------------------
@@ -450,7 +459,8 @@ class App:
     def _notice_changes(self, dt: float) -> None:
         model = self.model
         for code, message in model.new_errors(self._errors_seen):
-            self.toast(error_text(self.ctx.tr, code, message), info=code in INFO_CODES)
+            self.toast(error_text(self.ctx.tr, code, message), info=code in INFO_CODES,
+                       key=code if code in INFO_CODES else None)
         self._errors_seen = model.error_count
         if model.connection == ONLINE and self._last_connection == RECONNECTING:
             self.banner_ok = 2.5
@@ -535,26 +545,50 @@ class App:
             return tr(key if tr.has(key) else "status.paused.other"), WARN
         return None
 
-    def _draw_banner(self, surface: pygame.Surface) -> None:
+    def reconnect_detail(self) -> str:
+        """The banner's second line while reconnecting: why, in the window's language
+        (the network's own words when it names a failure the catalogue does not)."""
+        m = self.model
+        if m.connection != RECONNECTING:
+            return ""
+        key = f"status.why.{m.connection_why}"
+        return self.ctx.tr(key) if m.connection_why and self.ctx.tr.has(key) \
+            else m.connection_detail
+
+    def banner_rect(self, surface_size: tuple[int, int]) -> pygame.Rect | None:
+        """Where the connection banner is drawn (None: no banner): where the scene
+        wants it (at the table: over the island, below its prompt, leaving the
+        turn, Leave and the player panels in view), else at the window's top."""
         banner = self.banner_text()
         if banner is None:
+            return None
+        font, small = self.fonts.get(20, True), self.fonts.get(14)
+        detail = self.reconnect_detail()
+        scenes = self.ctx.stack.scenes
+        where = getattr(scenes[0], "banner_area", None) if scenes else None
+        found = where() if callable(where) else None
+        area = pygame.Rect(found) if found is not None else pygame.Rect((0, 0), surface_size)
+        w = min(area.w - 40,
+                max(font.size(banner[0])[0], small.size(detail)[0] if detail else 0) + 60)
+        rect = pygame.Rect(0, 0, w, 44 + (18 if detail else 0))
+        rect.midtop = (area.centerx, area.y + 10)
+        return rect
+
+    def _draw_banner(self, surface: pygame.Surface) -> None:
+        banner = self.banner_text()
+        rect = self.banner_rect(surface.get_size())
+        if banner is None or rect is None:
             return
         text, color = banner
-        font = self.fonts.get(20, True)
-        small = self.fonts.get(14)
-        detail = self.model.connection_detail if self.model.connection == RECONNECTING else ""
-        w = min(surface.get_width() - 40,
-                max(font.size(text)[0], small.size(detail)[0] if detail else 0) + 60)
-        h = 44 + (18 if detail else 0)
-        rect = pygame.Rect(0, 0, w, h)
-        rect.midtop = (surface.get_width() // 2, 10)
+        font, small = self.fonts.get(20, True), self.fonts.get(14)
+        detail = self.reconnect_detail()
         box = pygame.Surface(rect.size, pygame.SRCALPHA)
         pygame.draw.rect(box, (*color, 235), box.get_rect(), border_radius=10)
         surface.blit(box, rect)
         pygame.draw.rect(surface, PANEL_EDGE, rect, 2, border_radius=10)
         draw_text(surface, font, text, (rect.centerx, rect.y + 22), TEXT_LIGHT, "center")
         if detail:
-            draw_text(surface, small, fit_text(small, detail, w - 20),
+            draw_text(surface, small, fit_text(small, detail, rect.w - 20),
                       (rect.centerx, rect.y + 48), TEXT_LIGHT, "center")
 
     def toast_area(self, surface_size: tuple[int, int]) -> pygame.Rect:

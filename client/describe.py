@@ -7,6 +7,7 @@ bought card, a stolen resource) has its own wording for the hidden case.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -78,6 +79,34 @@ def cards_text(tr: Tr, cards: Sequence[int] | None) -> str:
     return tr("table.list_sep").join(parts)
 
 
+_ACTED = re.compile(r"the server played ([a-z_]{1,40}) for you \(([a-z-]{1,20})\)")
+ACTED_ACTIONS = ("build_settlement", "build_road", "roll_dice", "end_turn", "discard",
+                 "give_back", "move_robber", "steal", "reject_trade", "cancel_trade",
+                 "stop_road_building", "withdraw_proposal", "build_neutral_road",
+                 "build_neutral_settlement")
+"""The moves the server makes for a seat that the window names (``acted.what.*``)."""
+
+
+def acted_text(tr: Tr, message: str) -> str:
+    """The notice for the server's ``acted_for_you`` (``the server played NAME for
+    you (VIA)``): what was played and why, in the window's words."""
+    m = _ACTED.fullmatch(message.strip())
+    name, via = (m.group(1), m.group(2)) if m else ("", "")
+    what = tr(f"acted.what.{name}" if name in ACTED_ACTIONS else "acted.what.other")
+    why = via.replace("-", "_") if via in ("timeout", "stand-in", "disconnected") else "other"
+    return tr(f"acted.{why}", what=what)
+
+
+def reason_text(tr: Tr, reason: object) -> str | None:
+    """The words for a trade answer's reason (``protocol.wire.TRADE_REASONS``);
+    None for none or one this window does not know."""
+    from protocol.wire import TRADE_REASONS
+
+    if not isinstance(reason, str) or reason not in TRADE_REASONS:
+        return None
+    return tr(f"table.reason.{reason}")
+
+
 def hex_text(tr: Tr, view: dict[str, Any] | None, hex_id: int) -> str:
     """"the 8 fields" (or "hex 5" without a board)."""
     if view is None or "board" not in view:
@@ -99,6 +128,11 @@ def describe(event: dict[str, Any], tr: Tr, name: Callable[[int | None], str],
 
     def line(key: str, about: int | None = seat, **fields: Any) -> tuple[str, int | None]:
         return (tr(f"table.log.{key}", name=who, **fields), about)
+
+    def because(entry: tuple[str, int | None]) -> tuple[str, int | None]:
+        """A trade answer's line with the reason its seat gave (if any)."""
+        why = reason_text(tr, event.get("reason"))
+        return (tr("table.reason.line", line=entry[0], why=why), entry[1]) if why else entry
 
     if t == "turn_started":
         return [line("turn_started", turn=event["turn"])]
@@ -161,21 +195,23 @@ def describe(event: dict[str, Any], tr: Tr, name: Callable[[int | None], str],
             return [line("trade_offered_to", give=give, get=get, to=name(to[0]))]
         return [line("trade_offered_all", give=give, get=get)]
     if t == "trade_answered":
-        return [line("trade_accepted" if event["accepted"] else "trade_rejected")]
+        return [because(line("trade_accepted" if event["accepted"] else "trade_rejected"))]
     if t == "trade_countered":
-        return [line("trade_countered", give=cards_text(tr, event["give"]),
-                     get=cards_text(tr, event["get"]))]
+        return [because(line("trade_countered", give=cards_text(tr, event["give"]),
+                             get=cards_text(tr, event["get"])))]
     if t == "trade_completed":
-        return [line("trade_completed", partner=name(event["partner"]),
-                     gave=cards_text(tr, event["gave"]), got=cards_text(tr, event["got"]))]
+        return [because(line("trade_completed", partner=name(event["partner"]),
+                             gave=cards_text(tr, event["gave"]),
+                             got=cards_text(tr, event["got"])))]
     if t == "trade_cancelled":
         return [line("trade_cancelled")]
     if t in ("trade_proposed", "proposal_rejected"):
-        # A proposal goes to the player on turn (R-TRADE-2).
-        current = view.get("current") if view else None
+        # A proposal goes to the player on turn when it is made (R-TRADE-2): the
+        # model notes that seat (``on_turn``); the view's is a guess for old lines.
+        current = event.get("on_turn", view.get("current") if view else None)
         on_turn = name(current) if isinstance(current, int) else tr("table.nobody")
         if t == "proposal_rejected":
-            return [line("proposal_rejected", to=on_turn)]
+            return [because(line("proposal_rejected", to=on_turn))]
         return [line("trade_proposed", to=on_turn, give=cards_text(tr, event["give"]),
                      get=cards_text(tr, event["get"]))]
     if t == "proposal_withdrawn":

@@ -378,12 +378,22 @@ class DiscardDialog(Dialog):
 
     def _changed(self) -> None:
         hand = self.hand()
+        need = self.count()
         for st in self.steppers:
             st.maximum = hand[st.res]
             st.set(st.value)
+        # no more cards than owed: a + stops once the count is reached
+        left = max(0, need - sum(self.cards()))
+        for st in self.steppers:
+            st.maximum = min(hand[st.res], st.value + left)
+            st.set(st.value)
         if "ok" in self.buttons:
-            self.buttons["ok"].enabled = (sum(self.cards()) == self.count()
-                                          and self.ui.may(self.action_type(self.cards())))
+            chosen = sum(self.cards())
+            ok = self.buttons["ok"]
+            ok.enabled = chosen == need and self.ui.may(self.action_type(self.cards()))
+            ok.reason = ("" if ok.enabled else
+                         self.tr("table.dlg.choose_more", n=need - chosen) if chosen < need
+                         else self.tr("table.dlg.choose_fewer", n=chosen - need))
 
     def _clear(self) -> None:
         for st in self.steppers:
@@ -404,8 +414,12 @@ class DiscardDialog(Dialog):
         t = self.ui.text
         chosen, need = sum(self.cards()), self.count()
         col = GOOD if chosen == need else INK_SOFT
-        t.draw(surface, self.tr("table.dlg.chosen", n=chosen, total=need), (body.x, body.y), 14,
-               col, True)
+        r = t.draw(surface, self.tr("table.dlg.chosen", n=chosen, total=need), (body.x, body.y),
+                   14, col, True)
+        ok = self.buttons.get("ok")
+        if ok is not None and ok.reason:  # what is still to do, said in words
+            t.draw(surface, t.fit(ok.reason, 13, body.right - r.right - self.ui.px(16)),
+                   (r.right + self.ui.px(12), body.y + self.ui.px(1)), 13, INK_SOFT)
         hand = self.hand()
         for st in self.steppers:
             st.draw(surface, self.ui, self.tr("table.dlg.have", n=hand[st.res]))
@@ -727,14 +741,18 @@ class TradeComposeDialog(Dialog):
             for other in range(int((self.model.view or {}).get("players", 0))):
                 if other != seat:
                     opponents.append(other)
-            # as wide as their labels, all inside the panel (a long name is cut)
+            # as wide as their labels, all inside the panel: when they do not fit,
+            # only the widest give up room (a bot's name stays whole if it can)
             room = body.right - x - px(8) * (len(opponents) - 1)
             widths = []
             for q in opponents:
                 label = (self.tr("table.dlg.everyone") if q is None else self.ui.seat_name(q))
-                widths.append(min(px(130), self.ui.text.font(13, True).size(label)[0] + px(34)))
+                widths.append(self.ui.text.font(13, True).size(label)[0] + px(36))
             if sum(widths) > room:
-                widths = [max(px(48), room // len(opponents))] * len(opponents)
+                cap = max(widths)
+                while cap > px(48) and sum(min(w2, cap) for w2 in widths) > room:
+                    cap -= 1
+                widths = [min(w2, cap) for w2 in widths]
             for q, w2 in zip(opponents, widths, strict=True):
                 self.target_rects[q] = pygame.Rect(x, y, w2, px(28))
                 x += w2 + px(8)

@@ -137,6 +137,11 @@ class LobbyScene(Scene):
         self.seat_buttons: list[Button] = []
         self.continue_button = Button(pygame.Rect(0, 0, 10, 10), "", self._continue)
         self.new_game_button = Button(pygame.Rect(0, 0, 10, 10), "", self._new_game)
+        self.solo = play is not None
+        """kaitaku play: a simple screen (continue, or a new game) instead of the
+        whole lobby, until "Show the lobby" asks for it."""
+        self.show_lobby_button = Button(pygame.Rect(0, 0, 10, 10), "", self._show_lobby)
+        self.play_text_rect = pygame.Rect(0, 0, 0, 0)  # where the kept game's line was drawn
         self.inputs = [self.address_input, self.name_input]
         self._layout()
         self._relabel()
@@ -257,6 +262,15 @@ class LobbyScene(Scene):
 
     # -- callbacks ---------------------------------------------------------------------
 
+    def solo_screen(self) -> bool:
+        """Whether the simple screen of kaitaku play shows (online to its server,
+        at no table, the lobby not asked for)."""
+        return self.solo and self.play is not None and self.mode == "lobby"
+
+    def _show_lobby(self) -> None:
+        self.solo = False
+        self.focus.visible = False
+
     def _continue(self) -> None:
         if self.play is not None:
             self.play.continue_game()
@@ -351,6 +365,11 @@ class LobbyScene(Scene):
 
     def _widgets(self, mode: str) -> list[Any]:
         """The widgets that take input in ``mode``."""
+        if mode == "lobby" and self.solo_screen():
+            solo: list[Any] = [self.lang_toggle]
+            if self.play_offer() is not None:
+                solo.append(self.continue_button)
+            return [*solo, self.new_game_button, self.show_lobby_button]
         widgets: list[Any] = [self.lang_toggle, self.connect_button]
         if self.play is None:  # kaitaku play shows its game there instead
             widgets.append(self.server_list)
@@ -399,6 +418,7 @@ class LobbyScene(Scene):
         self.server_list.set_items(list(self.servers()), keep=lambda s: getattr(s, "service", s))
         self.table_list.set_items(list(model.tables), keep=_table_id)
         self._update_seat_buttons()
+        self._place_play_buttons()
         self._relabel()
 
     def _update_seat_buttons(self) -> None:
@@ -469,9 +489,11 @@ class LobbyScene(Scene):
         inner = self.lan_panel.inflate(-24, -24)
         self.server_list.rect = pygame.Rect(inner.x, inner.y + 44, inner.w,
                                             max(52, inner.h - 44 - 26))
-        # kaitaku play: continue the kept game, or a new one (in place of the LAN list)
-        self.continue_button.rect = pygame.Rect(inner.x, inner.y + 96, inner.w, 44)
-        self.new_game_button.rect = pygame.Rect(inner.x, inner.y + 150, inner.w, 40)
+        # kaitaku play: continue the kept game, or a new one (in place of the LAN list),
+        # or on its own simple screen (a card in the middle of the window)
+        self.solo_panel = pygame.Rect(0, 0, min(620, w - 2 * margin), 330)
+        self.solo_panel.center = (w // 2, (h + header) // 2 - 20)
+        self._place_play_buttons()
         # tables panel
         inner = self.right.inflate(-24, -24)
         bw = 130
@@ -487,6 +509,22 @@ class LobbyScene(Scene):
         # waiting room
         self.start_button.rect = pygame.Rect(inner.x, bottom - 42, 320, 42)
         self.leave_button.rect = pygame.Rect(inner.right - bw, bottom - 42, bw, 42)
+
+    def _place_play_buttons(self) -> None:
+        """kaitaku play's buttons: on its simple screen, or in the lobby's left panel
+        (below the title and two lines of text)."""
+        if self.solo_screen():
+            inner = self.solo_panel.inflate(-48, -24)
+            self.continue_button.rect = pygame.Rect(inner.x, self.solo_panel.y + 150,
+                                                    inner.w, 56)
+            self.new_game_button.rect = pygame.Rect(inner.x, self.solo_panel.y + 218,
+                                                    inner.w, 44)
+            self.show_lobby_button.rect = pygame.Rect(inner.right - 220,
+                                                      self.solo_panel.bottom - 50, 220, 34)
+            return
+        inner = self.lan_panel.inflate(-24, -24)
+        self.continue_button.rect = pygame.Rect(inner.x, inner.y + 96, inner.w, 44)
+        self.new_game_button.rect = pygame.Rect(inner.x, inner.y + 150, inner.w, 40)
 
     def _detail_rect(self) -> pygame.Rect:
         top = self.table_list.rect.bottom + 16
@@ -511,6 +549,11 @@ class LobbyScene(Scene):
                   (self.lang_toggle.rect.x - 10, self.lang_toggle.rect.centery), TEXT_LIGHT,
                   "midright")
         self.lang_toggle.draw(surface, font(18))
+        if self.solo_screen():
+            self._draw_solo(surface)
+            if self.focus.visible and self.ctx.stack.top is self:
+                self.focus.draw(surface, self.focus_stops())
+            return
         self._draw_connect(surface)
         if self.play is not None:
             self._draw_play(surface)
@@ -552,6 +595,35 @@ class LobbyScene(Scene):
             draw_text(surface, small, line, (self.status_pos[0], y), color)
             y += small.get_linesize()
 
+    def _play_text(self) -> str:
+        """What kaitaku play keeps (and labels its buttons to match)."""
+        tr = self.ctx.tr
+        offer = self.play_offer()
+        self.continue_button.label = tr("play.continue")
+        self.show_lobby_button.label = tr("play.show_lobby")
+        if offer is not None:
+            self.new_game_button.label = tr("play.new_game_instead")
+            return tr("play.kept", turn=offer.get("turn", 0),
+                      bots=int(offer.get("players", 4)) - 1)
+        self.new_game_button.label = tr("play.new_game")
+        return tr("play.nothing_kept")
+
+    def _draw_solo(self, surface: pygame.Surface) -> None:
+        """kaitaku play's own screen: the kept game, continue it or start anew."""
+        tr, font = self.ctx.tr, self.ctx.font
+        text = self._play_text()
+        inner = draw_panel(surface, self.solo_panel, font(24, True), tr("play.title"))
+        body = font(18)
+        y = inner.y + 8
+        self.play_text_rect = pygame.Rect(inner.x, y, 0, 0)
+        for line in _wrap_lines(body, text, inner.w, 3):
+            self.play_text_rect.union_ip(draw_text(surface, body, line, (inner.x, y), TEXT))
+            y += body.get_linesize()
+        if self.play_offer() is not None:
+            self.continue_button.draw(surface, font(20, True))
+        self.new_game_button.draw(surface, font(17))
+        self.show_lobby_button.draw(surface, font(15))
+
     def _draw_play(self, surface: pygame.Surface) -> None:
         tr, font = self.ctx.tr, self.ctx.font
         inner = draw_panel(surface, self.lan_panel, font(22, True), tr("play.title"))
@@ -559,18 +631,13 @@ class LobbyScene(Scene):
             return
         offer = self.play_offer()
         small = font(15)
-        if offer is not None:
-            text = tr("play.kept", turn=offer.get("turn", 0), bots=int(offer.get("players", 4)) - 1)
-            self.new_game_button.label = tr("play.new_game_instead")
-        else:
-            text = tr("play.nothing_kept")
-            self.new_game_button.label = tr("play.new_game")
-        y = inner.y + 44
+        text = self._play_text()
+        y = inner.y  # under the title, above the buttons (they are placed below two lines)
+        self.play_text_rect = pygame.Rect(inner.x, y, 0, 0)
         for line in _wrap_lines(small, text, inner.w, 2):
-            draw_text(surface, small, line, (inner.x, y), TEXT)
+            self.play_text_rect.union_ip(draw_text(surface, small, line, (inner.x, y), TEXT))
             y += small.get_linesize()
         if offer is not None:
-            self.continue_button.label = tr("play.continue")
             self.continue_button.draw(surface, font(18, True))
         self.new_game_button.draw(surface, font(16))
 

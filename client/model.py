@@ -13,10 +13,14 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from protocol.rules import Action, RulesError, action_from_dict
+from protocol.wire import TRADE_REASONS
 
 from .stats import GameStats
 
 Message = dict[str, Any]
+
+_ANSWERS = ("trade_answered", "trade_countered", "proposal_rejected", "trade_completed")
+"""The events of a trade answer (an accepted proposal completes the trade at once)."""
 
 #: connection states shown to the user
 CONNECTING, ONLINE, RECONNECTING, OFFLINE = "connecting", "online", "reconnecting", "offline"
@@ -27,6 +31,7 @@ class ClientModel:
     # connection
     connection: str = CONNECTING
     connection_detail: str = ""  # e.g. the last error, or "attempt 3: connection refused"
+    connection_why: str = ""  # the kind of the last failure (client.net.error_kind)
     attempt: int = 0  # reconnection attempt (with RECONNECTING)
     server_name: str | None = None
     session: str | None = None
@@ -55,6 +60,8 @@ class ClientModel:
     chat: deque[Message] = field(default_factory=lambda: deque(maxlen=200))
     _past_chat: bool = False  # joined: the table's past lines (chat.past) come next
     game_over: Message | None = None
+    on_turn: int | None = None  # the seat on turn, as the events tell it
+    trade_reasons: dict[int, str] = field(default_factory=dict)  # the open offer's answers
     errors: deque[tuple[str, str]] = field(default_factory=lambda: deque(maxlen=20))
     error_count: int = 0  # errors ever added (the deque is bounded): new ones are the last
     #                       ``error_count - seen`` entries
@@ -69,6 +76,7 @@ class ClientModel:
         if kind == "_status":
             self.connection = msg["state"]
             self.connection_detail = msg.get("detail", "")
+            self.connection_why = msg.get("why", "")
             self.attempt = msg.get("attempt", 0)
             if self.connection == OFFLINE:
                 self._leave()  # the session is gone (the network layer gave up)
@@ -106,7 +114,9 @@ class ClientModel:
         elif kind == "events":
             self.version = max(self.version, msg["version"])
             self.stats.feed(msg["version"], msg["events"], players=self.players())
+            reason = msg.get("reason")
             for event in msg["events"]:
+                event = self._annotate(event, reason if reason in TRADE_REASONS else None)
                 self.events.append(event)
                 if event.get("type") == "dice_rolled":
                     total = sum(event["dice"])
@@ -147,6 +157,30 @@ class ClientModel:
             if msg["code"] in ("bad_resume", "no_such_table") and self.table is not None:
                 self._leave()  # a resume (or re-spectate) after a reconnect failed
 
+    def _annotate(self, event: Message, reason: str | None) -> Message:
+        """The event as the log tells it: a proposal (or its refusal) with
+        ``on_turn``, the seat on turn when it was made (the proposals go to
+        it), and a trade answer with the ``reason`` its seat gave (1.4). The
+        open trade's answers' reasons are kept in :attr:`trade_reasons`."""
+        t = event.get("type")
+        seat = event.get("seat")
+        if t == "turn_started" and isinstance(seat, int):
+            self.on_turn = seat
+        elif t == "trade_offered":
+            self.trade_reasons = {}
+        if t in ("trade_proposed", "proposal_rejected"):
+            on_turn = self.on_turn
+            if on_turn is None and self.view is not None:
+                current = self.view.get("current")
+                on_turn = current if isinstance(current, int) else None
+            if on_turn is not None:
+                event = {**event, "on_turn": on_turn}
+        if reason is not None and t in _ANSWERS and isinstance(seat, int):
+            if t in ("trade_answered", "trade_countered"):
+                self.trade_reasons[seat] = reason
+            event = {**event, "reason": reason}
+        return event
+
     def _error(self, code: str, message: str) -> None:
         self.errors.append((code, message))
         self.error_count += 1
@@ -183,6 +217,8 @@ class ClientModel:
         self.discard_count = None
         self.timer_ms = None
         self.events.clear()
+        self.on_turn = None
+        self.trade_reasons = {}
         self.dice = [0] * 13
         self.stats = GameStats()
         self.chat.clear()

@@ -118,13 +118,31 @@ def describe_error(exc: BaseException) -> str:
     return text
 
 
-class _Dropped(Exception):
-    """The current connection ended; ``fatal``: do not reconnect."""
+def error_kind(exc: BaseException) -> str:
+    """The kind of a connection failure, for the window's words (``status.why.*``):
+    refused, unknown_host, timed_out, reset, protocol or lost."""
+    if isinstance(exc, ConnectionRefusedError):
+        return "refused"
+    if isinstance(exc, socket.gaierror):
+        return "unknown_host"
+    if isinstance(exc, TimeoutError):
+        return "timed_out"
+    if isinstance(exc, ConnectionResetError):
+        return "reset"
+    if isinstance(exc, RemoteProtocolError):
+        return "protocol"
+    return "lost"
 
-    def __init__(self, reason: str, fatal: bool = False) -> None:
+
+class _Dropped(Exception):
+    """The current connection ended; ``fatal``: do not reconnect; ``kind``: as
+    :func:`error_kind` says it."""
+
+    def __init__(self, reason: str, fatal: bool = False, kind: str = "lost") -> None:
         super().__init__(reason)
         self.reason = reason
         self.fatal = fatal
+        self.kind = kind
 
 
 class NetClient:
@@ -285,8 +303,9 @@ class NetClient:
         with self._lock:
             self._inbox.append(msg)
 
-    def _status(self, state: str, detail: str = "") -> None:
-        self._emit({"type": STATUS, "state": state, "detail": detail, "attempt": self.attempt})
+    def _status(self, state: str, detail: str = "", why: str = "") -> None:
+        self._emit({"type": STATUS, "state": state, "detail": detail, "attempt": self.attempt,
+                    "why": why})
 
     # -- the loop thread ---------------------------------------------------------------
 
@@ -311,7 +330,7 @@ class NetClient:
                         asyncio.open_connection(self.host, self.port, ssl=self.tls),
                         self.connect_timeout)
                 except (OSError, TimeoutError) as exc:
-                    if not await self._retry(describe_error(exc)):
+                    if not await self._retry(describe_error(exc), error_kind(exc)):
                         return
                     continue
                 try:
@@ -320,7 +339,7 @@ class NetClient:
                     if drop.fatal:
                         self._offline(drop.reason)
                         return
-                    if not await self._retry(drop.reason):
+                    if not await self._retry(drop.reason, drop.kind):
                         return
         except asyncio.CancelledError:
             pass
@@ -332,7 +351,7 @@ class NetClient:
             if self._closing and not self._stopped:
                 self._status(OFFLINE, "closed")
 
-    async def _retry(self, reason: str) -> bool:
+    async def _retry(self, reason: str, kind: str = "lost") -> bool:
         """After a failure: wait and return True to try again, or go offline."""
         self.online = False
         self._ready = False
@@ -348,7 +367,7 @@ class NetClient:
         if self.attempt > self.max_attempts:
             self._offline(f"gave up after {self.max_attempts} attempts: {reason}")
             return False
-        self._status(RECONNECTING, f"attempt {self.attempt}: {reason}")
+        self._status(RECONNECTING, f"attempt {self.attempt}: {reason}", kind)
         low, high = self.backoff
         delay = min(high, low * 2 ** (self.attempt - 1)) * random.uniform(0.8, 1.2)
         await asyncio.sleep(delay)
@@ -386,13 +405,13 @@ class NetClient:
                 exc = task.exception()
                 if exc is not None:
                     raise exc
-            raise _Dropped("connection closed")
+            raise _Dropped("connection closed", kind="closed")
         except _Dropped:
             raise
         except RemoteProtocolError as exc:
-            raise _Dropped(describe_error(exc)) from exc
+            raise _Dropped(describe_error(exc), kind=error_kind(exc)) from exc
         except (OSError, ConnectionError) as exc:
-            raise _Dropped(describe_error(exc)) from exc
+            raise _Dropped(describe_error(exc), kind=error_kind(exc)) from exc
         finally:
             for task in tasks:
                 task.cancel()
@@ -409,7 +428,7 @@ class NetClient:
             await self._wait_for_room()
             data = await reader.read(65536)
             if not data:
-                raise _Dropped("the server closed the connection")
+                raise _Dropped("the server closed the connection", kind="closed")
             self._last_rx = time.monotonic()
             self._ping_sent = False
             for msg in conn.receive_data(data):
@@ -421,7 +440,7 @@ class NetClient:
             with self._lock:
                 self._inbox_bytes += len(data)
             if conn.phase is ConnPhase.CLOSED:
-                raise _Dropped("the server closed the connection")
+                raise _Dropped("the server closed the connection", kind="closed")
 
     async def _wait_for_room(self) -> None:
         """Wait while the inbox is full (the UI has not polled): the socket is not
@@ -574,7 +593,7 @@ class NetClient:
                 continue
             quiet = time.monotonic() - self._last_rx
             if quiet >= self.dead_after:
-                raise _Dropped(f"no answer from the server for {quiet:.0f} s")
+                raise _Dropped(f"no answer from the server for {quiet:.0f} s", kind="timed_out")
             if quiet >= self.keepalive and not self._ping_sent and self._ready:
                 nonce += 1
                 self._ping_sent = True

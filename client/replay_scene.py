@@ -49,6 +49,8 @@ QUIET_SPEED = 4.0
 class ReplayScene(TableScene):
     """See the module docstring."""
 
+    has_chat = False  # a stored game keeps no chat: the log takes its room
+
     def __init__(self, ctx: Context, replay: Replay) -> None:
         self.replay = replay
         self.shown = 0  # the step shown: the state after this many steps

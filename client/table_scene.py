@@ -50,7 +50,15 @@ from protocol.rules import (
 )
 
 from . import dialogs, palette
-from .board_view import BoardView, Highlights, LastMove, last_move, owner_color, piece_edge
+from .board_view import (
+    BoardView,
+    Highlights,
+    LastMove,
+    last_move,
+    owner_color,
+    owner_mark,
+    piece_edge,
+)
 from .celebration import WIN_SECONDS, Celebrations
 from .describe import cards_text, describe
 from .focus import FocusRing, Stop, reading_order
@@ -141,6 +149,9 @@ BUTTON_LABELS = {"roll": "table.btn.roll", "end": "table.btn.end_turn",
 class TableScene(Scene):
     """The game table for a seat, or for a spectator (``model.seat`` None)."""
 
+    has_chat = True
+    """A chat panel under the log (the replay viewer has nobody to talk to)."""
+
     def __init__(self, ctx: Context) -> None:
         super().__init__(ctx)
         self.ui = TableUI(ctx)
@@ -161,8 +172,8 @@ class TableScene(Scene):
         self.chat_scroll = 0
         self.chat = TextInput(self._send_chat)
         self._over_shown = False
-        self._log_cache: dict[int, tuple[object, list[tuple[str, Color | None]]]] = {}
-        self._log_lines: list[tuple[str, Color | None]] = []
+        self._log_cache: dict[int, tuple[object, list[tuple[str, int | None]]]] = {}
+        self._log_lines: list[tuple[str, int | None]] = []  # a line, the seat it is about
         self._log_key: tuple[Any, ...] = ()
         self._chat_lines: list[tuple[str, Color | None, str]] = []
         self._chat_key: tuple[Any, ...] = ()
@@ -278,6 +289,10 @@ class TableScene(Scene):
         if left is not None:
             waits.append((left % 1.0) or 1.0)
         return min(waits) if waits else None
+
+    def banner_area(self) -> pygame.Rect:
+        """The connection banner goes over the island, below the prompt."""
+        return self.rects["island"]
 
     def toast_area(self) -> pygame.Rect:
         """Notices go over the island, never over the player panels."""
@@ -460,7 +475,7 @@ class TableScene(Scene):
         if event.type == pygame.VIDEORESIZE:
             self.resized((event.w, event.h))
             return False
-        if self.chat.handle(event):
+        if self.has_chat and self.chat.handle(event):
             return True
         if self.trade_panel.handle(event):
             return True
@@ -570,10 +585,11 @@ class TableScene(Scene):
             self.cheers.draw(surface, self.rects["board"], self.ui.text, self.ui.scale)
         self._draw_timer(surface)
         self._draw_hand_hover(surface, view)
-        self._draw_reason(surface)
         for btn in self.buttons.values():
             btn.draw(surface, self.ui, 17 if btn.primary else 13)
-        self.chat.draw(surface, self.ui, self.ctx.tr("table.chat_placeholder"))
+        self._draw_reason(surface)  # over the buttons: a tip may reach the row above
+        if self.has_chat:
+            self.chat.draw(surface, self.ui, self.ctx.tr("table.chat_placeholder"))
         if self.focus.visible and self.ctx.stack.top is self:
             self.focus.draw(surface, self.focus_stops(), self.ui.scale)
 
@@ -635,7 +651,8 @@ class TableScene(Scene):
             elif name == "log":
                 self._draw_log(chrome)
             elif name == "chat":
-                self._draw_chat(chrome)
+                if self.has_chat:
+                    self._draw_chat(chrome)
             else:
                 self._draw_bottom(chrome, view)
             chrome.set_clip(None)
@@ -691,8 +708,8 @@ class TableScene(Scene):
         r["histogram"] = pygame.Rect(x0, y, inner, px(92))
         y = r["histogram"].bottom + px(8)
         rest = h - pad - y
-        chat_h = max(px(110), round(rest * 0.36))
-        r["log"] = pygame.Rect(x0, y, inner, rest - chat_h - px(8))
+        chat_h = max(px(110), round(rest * 0.36)) if self.has_chat else 0
+        r["log"] = pygame.Rect(x0, y, inner, rest - chat_h - (px(8) if chat_h else 0))
         r["chat"] = pygame.Rect(x0, r["log"].bottom + px(8), inner, chat_h)
         self.chat.rect = pygame.Rect(r["chat"].x + px(8), r["chat"].bottom - px(36),
                                      r["chat"].w - px(16), px(28))
@@ -965,6 +982,10 @@ class TableScene(Scene):
         phase = view["phase"]
         if pending:
             return tr("table.prompt.sending"), True
+        seats = m.table_seats
+        if m.seat is not None and 0 <= m.seat < len(seats) and seats[m.seat].get("auto") \
+                and not seats[m.seat].get("forfeited"):
+            return tr("table.prompt.stand_in"), True  # the seat comes back by acting
         if legal:
             if phase == "trade":
                 trade = view.get("trade") or {}
@@ -1227,7 +1248,7 @@ class TableScene(Scene):
                     self._focus_moved()
                 return True
         if event.key in (pygame.K_RETURN, pygame.K_KP_ENTER):
-            if self.ctx.model.table is not None:
+            if self.ctx.model.table is not None and self.has_chat:
                 self.chat.focus(True)
                 return True
             return False
@@ -1294,8 +1315,9 @@ class TableScene(Scene):
         r = self.rects["board"]
         t.draw(surface, self.ctx.tr("table.waiting_start"), r.center, 22, CREAM, True, "center")
         self._draw_players(surface, None)
-        self._draw_chat(surface)
-        self.chat.draw(surface, self.ui, self.ctx.tr("table.chat_placeholder"))
+        if self.has_chat:
+            self._draw_chat(surface)
+            self.chat.draw(surface, self.ui, self.ctx.tr("table.chat_placeholder"))
         self.buttons["leave"].draw(surface, self.ui, 13)
 
     def _draw_dice(self, surface: pygame.Surface, view: dict[str, Any]) -> None:
@@ -1597,7 +1619,10 @@ class TableScene(Scene):
         view = m.view
         last = sum(view["last_roll"]) if view and view.get("last_roll") else None
         top = max(1, max(m.dice[2:13]))
-        inner = pygame.Rect(r.x + px(10), r.y + px(22), r.w - px(20), r.h - px(40))
+        # the tallest bar's count sits above it, below the title
+        label = px(11)
+        inner = pygame.Rect(r.x + px(10), r.y + px(22) + label, r.w - px(20),
+                            r.h - px(40) - label)
         bw = inner.w / 11
         for i, v in enumerate(range(2, 13)):
             n = m.dice[v]
@@ -1633,11 +1658,11 @@ class TableScene(Scene):
         if key == self._log_key:
             return
         self._log_key = key
-        lines: list[tuple[str, Color | None]] = []
+        lines: list[tuple[str, int | None]] = []
         view = m.view
         width = self.rects["log"].w - self.ui.px(34)
         cache = self._log_cache
-        fresh: dict[int, tuple[object, list[tuple[str, Color | None]]]] = {}
+        fresh: dict[int, tuple[object, list[tuple[str, int | None]]]] = {}
         shown = list(events)[-120:]
         if tumbling:  # the roll (and what it brought) shows once the dice settle
             for i in range(len(shown) - 1, -1, -1):
@@ -1652,9 +1677,8 @@ class TableScene(Scene):
             else:
                 ev_lines = []
                 for text, about in describe(ev, self.ctx.tr, self.ui.seat_name, view):
-                    col = owner_color(about, self._players()) if about is not None else None
                     for i, part in enumerate(self.ui.text.wrap(text, 12, width)):
-                        ev_lines.append((part, col if i == 0 else None))
+                        ev_lines.append((part, about if i == 0 else None))
             if hit is None or hit[0] is not ev:
                 added += len(ev_lines) if cache else 0  # news (not the first look)
             fresh[id(ev)] = (ev, ev_lines)
@@ -1697,11 +1721,9 @@ class TableScene(Scene):
         shown, self.log_scroll = _last_rows(self._log_lines, self.log_scroll,
                                             max(1, area.h // line_h))
         y = area.bottom - len(shown) * line_h
-        for text, col in shown:
-            if col is not None:
-                pygame.draw.circle(surface, shade(col, -0.45), (area.x + px(6), y + line_h // 2),
-                                   px(5))
-                pygame.draw.circle(surface, col, (area.x + px(6), y + line_h // 2), px(4))
+        for text, about in shown:
+            if about is not None:
+                self._bullet(surface, about, (area.x + px(6), y + line_h // 2))
             t.draw(surface, text, (area.x + px(16), y + line_h // 2), 12, INK, False, "midleft")
             y += line_h
         self.log_cue = pygame.Rect(0, 0, 0, 0)
@@ -1716,11 +1738,23 @@ class TableScene(Scene):
             surface.blit(img, (cue.x + px(7), cue.y + px(3)))
             self.log_cue = cue
 
+    def _bullet(self, surface: pygame.Surface, owner: int, center: tuple[int, int]) -> None:
+        """A seat's bullet in the log and the chat, in the palette's colour (and,
+        with the colour-blind palette, in its mark's shape)."""
+        px = self.ui.px
+        col = owner_color(owner, self._players())
+        mark = owner_mark(owner)
+        if mark is not None:
+            draw_mark(surface, mark, center, px(5), col, shade(col, -0.45))
+            return
+        pygame.draw.circle(surface, shade(col, -0.45), center, px(5))
+        pygame.draw.circle(surface, col, center, px(4))
+
     def _refresh_chat(self) -> None:
         m = self.ctx.model
         chat = m.chat
         last = chat[-1] if chat else None
-        key = (len(chat), id(last), len(m.table_seats))
+        key = (len(chat), id(last), len(m.table_seats), palette.name())
         if key == self._chat_key:
             return
         self._chat_key = key

@@ -37,7 +37,7 @@ from protocol.rules import (
 )
 
 from .board_view import owner_color
-from .describe import cards_text
+from .describe import cards_text, reason_text
 from .intents import confirmable, covers, my_hand, open_trade, proposals
 from .table_gfx import (
     BAD,
@@ -189,7 +189,7 @@ class TradePanel:
         for q in self._rows(trade):
             counter = trade["status"][q] == 3 and trade["counters"][q] is not None
             rows.append((q, y, counter))
-            y += px(26) + (px(24) if counter else 0)
+            y += px(26) + (px(24) if counter else 0) + (px(16) if self._reason(q) else 0)
         btn_h = px(30)
         y += px(6)
         for b in self.buttons.values():
@@ -218,6 +218,13 @@ class TradePanel:
                 btn.visible = trade["status"][q] in (1, 3)
                 btn.enabled = q in ok
         return rows
+
+    def _reason(self, seat: int) -> str | None:
+        """The words for the reason ``seat`` gave for its answer to the open offer."""
+        trade = self.trade()
+        if trade is None or trade["status"][seat] not in (1, 2, 3):
+            return None
+        return reason_text(self.ui.ctx.tr, self.model.trade_reasons.get(seat))
 
     def _place_proposals(self, rows: list[int]) -> list[tuple[int, int]]:
         """Buttons and height of the proposals view; returns (proposer, y) rows."""
@@ -397,11 +404,19 @@ class TradePanel:
             pygame.draw.circle(surface, shade(c, -0.45), (r.x + px(18), ry + px(12)), px(7))
             pygame.draw.circle(surface, c, (r.x + px(18), ry + px(12)), px(6))
             name = ui.seat_name(q) if q != seat else tr("table.you_suffix", name=ui.seat_name(q))
-            nr = t.draw(surface, t.fit(name, 13, r.w // 2 - px(30), True),
-                        (r.x + px(30), ry + px(12)), 13, INK, True, "midleft")
             label = tr(f"table.trade.status.{_STATUS_KEYS.get(st, 'waiting')}")
-            t.draw(surface, label, (max(nr.right + px(8), r.x + r.w // 2), ry + px(12)), 12,
+            # the name gets what the answer and a confirm button leave of the row
+            room = r.w - px(30) - t.font(12, True).size(label)[0] - px(8) - (
+                px(96) if self.offering() else px(10))
+            nr = t.draw(surface, t.fit(name, 13, max(px(40), room), True),
+                        (r.x + px(30), ry + px(12)), 13, INK, True, "midleft")
+            t.draw(surface, label, (nr.right + px(8), ry + px(12)), 12,
                    _STATUS_COLORS.get(st, INK_SOFT), True, "midleft")
+            why = self._reason(q)
+            if why:
+                wy = ry + px(26) + (px(24) if counter else 0)
+                t.draw(surface, t.fit(why, 11, r.w - px(40)), (r.x + px(30), wy + px(6)), 11,
+                       INK_SOFT, False, "midleft")
             if counter:
                 give, get = trade["counters"][q]  # from the counterer's side
                 if self.offering():

@@ -9,6 +9,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from .extras import EXIT_MISSING, require
+
 
 def _bench(args: argparse.Namespace) -> int:
     from .bench import main_engine
@@ -48,6 +50,12 @@ def _bench_rollouts(args: argparse.Namespace) -> int:
                          args.json, args.against, args.repeat)
 
 
+def _bench_trades(args: argparse.Namespace) -> int:
+    from .bench_trades import main_trades
+
+    return main_trades(args.offers, args.seed, args.json, args.from_bots)
+
+
 def _bench_hostile(args: argparse.Namespace) -> int:
     from .hostile import main_hostile
 
@@ -56,6 +64,10 @@ def _bench_hostile(args: argparse.Namespace) -> int:
 
 
 def _league(args: argparse.Namespace) -> int:
+    if not require("league", "league", "rating the bots (openskill)"):
+        return EXIT_MISSING
+    if args.cluster is not None and not require("league", "cluster", "--cluster"):
+        return EXIT_MISSING
     from league.run import main as league_main
 
     return league_main(args)
@@ -76,14 +88,12 @@ def _play(args: argparse.Namespace) -> int:
 
         seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
         return run(args.bots or TERMINAL_BOTS, seed, args.delay, args.vp, args.sea3d)
-    try:
-        from .play import play_window
-    except ImportError as exc:
-        print(f"kaitaku play: the game window needs pygame ({exc}); install the client "
-              "extra: pip install 'kaitaku[client]', or use kaitaku play --terminal",
-              file=sys.stderr)
-        return 2
+    if not require("play", "client", "the game window",
+                   "or play in the terminal: kaitaku play --terminal"):
+        return EXIT_MISSING
     from bots.levels import bot_for_level
+
+    from .play import play_window
 
     bots = args.bots or [bot_for_level(args.level)] * 3
     return play_window(bots, name=args.name, lang=args.lang or _lang(),
@@ -97,12 +107,8 @@ def _lang() -> str:
 
 
 def _client(args: argparse.Namespace) -> int:
-    import importlib.util
-
-    if importlib.util.find_spec("pygame") is None:
-        print("kaitaku client: pygame is not installed; install the client extra: "
-              "pip install 'kaitaku[client]'", file=sys.stderr)
-        return 2
+    if not require("client", "client", "the game window"):
+        return EXIT_MISSING
     lang = args.lang or _lang()
     if args.screenshot:
         from client.screenshot import render_screenshot
@@ -148,6 +154,8 @@ def _bench_client(args: argparse.Namespace) -> int:
     import inspect
     import json
 
+    if not require("bench client", "client", "the game window"):
+        return EXIT_MISSING
     from client.bench import frame_bench, idle_bench
 
     wanted = {"frames": args.frames, "lang": args.lang, "size": (args.width, args.height),
@@ -217,6 +225,8 @@ def _server(args: argparse.Namespace) -> int:
     if (args.tls_cert is None) != (args.tls_key is None):
         print("kaitaku server: --tls-cert and --tls-key go together", file=sys.stderr)
         return 2
+    if args.ladder is not None and not require("server", "league", "--ladder (its ratings)"):
+        return EXIT_MISSING
     limits = Limits(tables=args.max_tables, tables_per_address=args.max_tables_per_address,
                     bots=args.max_bots, bots_per_address=args.max_bots_per_address,
                     spectators_per_table=args.max_spectators,
@@ -545,6 +555,15 @@ def build_parser() -> argparse.ArgumentParser:
                        help="with --against: runs of each, medians reported")
     broll.add_argument("--json", action="store_true", help="print one JSON object")
     broll.set_defaults(func=_bench_rollouts)
+    btr = bsub.add_parser("trades", help="how the bots of each level answer a person's fair "
+                          "trade offers (seeded positions)")
+    btr.add_argument("--offers", type=int, default=200,
+                     help="offers of each kind (completes, closer, leader; default 200)")
+    btr.add_argument("--seed", type=int, default=1)
+    btr.add_argument("--from-bots", action="store_true",
+                     help="the same offers made by a bot (how the bots answer each other)")
+    btr.add_argument("--json", action="store_true", help="print one JSON object")
+    btr.set_defaults(func=_bench_trades)
     bhost = bsub.add_parser("hostile", help="what a hostile load costs a server: spectators, "
                                              "a full disk, parked frames, many tables")
     bhost.add_argument("load", choices=("spectators", "full-disk", "partial-frames", "tables"))
@@ -737,8 +756,10 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--db", default="league.db",
                     help="the league database (default league.db)")
     rp.add_argument("--server-db", nargs="?", const="", default=None, metavar="PATH",
-                    help="read the game server's database instead (kaitaku server --db; "
-                         "default $XDG_DATA_HOME/kaitaku/kaitaku.db): its finished tables")
+                    help="read a game server's database instead (kaitaku server --db): "
+                         "its finished tables; without PATH, those of kaitaku server "
+                         "($XDG_DATA_HOME/kaitaku/kaitaku.db) and kaitaku play (play.db "
+                         "beside it) that exist")
     rp.add_argument("--ladder-db", default=None, metavar="PATH",
                     help="read a ladder's database instead (kaitaku server --ladder PATH)")
     rp.add_argument("--window", action="store_true",

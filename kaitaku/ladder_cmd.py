@@ -97,6 +97,10 @@ def main_ladder(args: argparse.Namespace) -> int:
 
     if args.what == "register":
         if args.db is not None:  # the organiser, on the server's machine
+            from .extras import EXIT_MISSING, require
+
+            if not require("ladder register", "league", "--db (the ladder's ratings)"):
+                return EXIT_MISSING
             from league.ladder import LadderStore, new_key
             from protocol.wire import clean_text
             from protocol.wire.messages import MAX_NAME

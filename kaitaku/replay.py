@@ -4,7 +4,8 @@ Two stores hold finished games: a league database (``--db league.db``, one
 row per game with its action log: :func:`league.store.load_log`) and the game
 server's database (``--server-db [PATH]``: ``kaitaku server --db``, where
 every table's accepted actions are kept with their chance outcomes; finished
-games stay unless the server runs with ``--keep-finished DAYS``). This module
+games stay unless the server runs with ``--keep-finished DAYS``; without
+PATH, the databases of ``kaitaku server`` and of ``kaitaku play`` that exist). This module
 reads either into a :class:`protocol.rules.GameLog` and hands it to the text
 printer or, with ``--window``, to the game window's replay viewer
 (:class:`client.replay_scene.ReplayScene`; the client itself never reads a
@@ -38,7 +39,8 @@ class ReplayError(Exception):
 
 
 def replay_lines(log: GameLog, seats: Sequence[str]) -> list[list[str]]:
-    """The game's text, one list of lines per turn (the set-up is the first)."""
+    """The game's text, one list of lines per turn (the set-up is the first); the
+    seats by their players' ``seats`` names and colours."""
     s = new_game(log.settings, log.seed, board=log.board, first_seat=log.first_seat)
     players = log.settings.players
     turns: list[list[str]] = [[]]
@@ -48,7 +50,7 @@ def replay_lines(log: GameLog, seats: Sequence[str]) -> list[list[str]]:
         if s.turn != turn_before and turns[-1]:
             turns.append([])
         for e in events:
-            line = describe(e, players)
+            line = describe(e, players, seats)
             if line:
                 turns[-1].extend(line.split("\n"))
     return turns
@@ -209,15 +211,40 @@ def print_lines(log: GameLog, names: Sequence[str], step: bool,
                 step = False
 
 
+def server_dbs(path: str) -> list[str]:
+    """The game servers' databases ``--server-db [PATH]`` reads: PATH, or (none
+    given) those of ``kaitaku server`` and ``kaitaku play`` that exist. None
+    existing: :class:`ReplayError` saying where each keeps its games."""
+    if path:
+        return [path]
+    from server.storage import default_db_path
+
+    from .play import play_dir
+
+    known = [("kaitaku server", default_db_path()), ("kaitaku play", play_dir() / "play.db")]
+    found = [str(db) for _, db in known if db.exists()]
+    if not found:
+        raise ReplayError("no games kept here yet (" + "; ".join(
+            f"{who} keeps them in {db}" for who, db in known) + ")")
+    return found
+
+
+def _load_server_game(dbs: Sequence[str], table_id: str
+                      ) -> tuple[GameLog, list[str], list[str], str]:
+    """:func:`load_server_game` from the first of ``dbs`` that holds the table."""
+    for db in dbs[:-1]:
+        try:
+            return load_server_game(db, table_id)
+        except ReplayError:
+            continue
+    return load_server_game(dbs[-1], table_id)
+
+
 def main_replay_command(args: Any) -> int:
     """``kaitaku replay`` with its options (see the module docstring)."""
-    server_db = None
-    if args.server_db is not None:
-        from server.storage import default_db_path
-
-        server_db = args.server_db or str(default_db_path())
     ladder_db = getattr(args, "ladder_db", None)
     try:
+        server_db = None if args.server_db is None else server_dbs(args.server_db)
         if args.list and ladder_db is not None:
             for g in list_ladder_games(ladder_db):
                 print(f"{g['id']}  {g['status']}  ({', '.join(g['seats'])})")
@@ -238,7 +265,7 @@ def main_replay_command(args: Any) -> int:
             kinds = ["bot"] * len(names)
             title = f"ladder #{ladder_id}"
         elif server_db is not None:
-            log, names, kinds, title = load_server_game(server_db, str(args.game_id))
+            log, names, kinds, title = _load_server_game(server_db, str(args.game_id))
             head = f"table {args.game_id} ({title}): " + ", ".join(names)
         else:
             try:
@@ -271,13 +298,16 @@ def _league_title(game_id: int, lang: str | None) -> str:
     return Translator(lang or default_lang())("replay.title_league", n=game_id)
 
 
-def _list(server_db: str | None, league_db: str) -> int:
+def _list(server_db: Sequence[str] | None, league_db: str) -> int:
     if server_db is not None:
-        games = list_server_games(server_db)
-        for g in games:
-            print(f"{g['id']}  {g['name']}  ({', '.join(g['seats'])})")
-        if not games:
-            print(f"no finished games in {server_db}")
+        for db in server_db:
+            games = list_server_games(db)
+            if len(server_db) > 1:
+                print(f"{db}:")
+            for g in games:
+                print(f"{g['id']}  {g['name']}  ({', '.join(g['seats'])})")
+            if not games:
+                print(f"no finished games in {db}")
         return 0
     for g in list_league_games(league_db):
         print(f"{g['id']}  league {g['league']} game {g['index']}  {g['status']}  "
@@ -288,13 +318,13 @@ def _list(server_db: str | None, league_db: str) -> int:
 def replay_window(log: GameLog, names: Sequence[str], kinds: Sequence[str], title: str,
                   lang: str | None) -> int:
     """Open the game window's replay viewer on ``log``."""
-    try:
-        from client.app import App, NoDisplay, default_lang
-        from client.replay import Replay, ReplayInfo
-    except ImportError as exc:
-        print(f"kaitaku replay: the window needs pygame ({exc}); install the client extra: "
-              "pip install 'kaitaku[client]'", file=sys.stderr)
-        return 2
+    from .extras import EXIT_MISSING, require
+
+    if not require("replay", "client", "the replay window",
+                   "or read it as text: kaitaku replay without --window"):
+        return EXIT_MISSING
+    from client.app import App, NoDisplay, default_lang
+    from client.replay import Replay, ReplayInfo
     from protocol.rules import InvalidLog
 
     try:

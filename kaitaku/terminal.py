@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from bots import BUILTIN_BOTS, Bot, play_game
 from protocol.rules import DEV_CARDS, RESOURCES, Action, Event, GameState, Settings
@@ -12,15 +12,18 @@ from protocol.rules import events as ev
 
 SEAT_NAMES = ("赤 Red", "青 Blue", "白 White", "橙 Orange")
 NEUTRAL_NAMES = ("中立 Neutral-1", "中立 Neutral-2")
-RESOURCE_JA = ("木材", "レンガ", "羊毛", "小麦", "鉄")
+RESOURCE_JA = ("木材", "レンガ", "羊毛", "小麦", "鉱石")
+"""The resources' Japanese names, as the game window says them (``table.res.*``)."""
 
 
-def _seat_name(q: int | None, players: int = 4) -> str:
+def _seat_name(q: int | None, players: int = 4, names: Sequence[str] = ()) -> str:
+    """``[赤 Red]``, or with the seat's player's name ``[Aiko 赤 Red]``."""
     if q is None:
         return "nobody"
     if players == 2 and q >= 2:
         return f"[{NEUTRAL_NAMES[q - 2]}]"
-    return f"[{SEAT_NAMES[q % 4]}]"
+    name = names[q] if q < len(names) and names[q] else ""
+    return f"[{name} {SEAT_NAMES[q % 4]}]" if name else f"[{SEAT_NAMES[q % 4]}]"
 
 
 def cards_text(cards: tuple[int, ...]) -> str:
@@ -28,11 +31,12 @@ def cards_text(cards: tuple[int, ...]) -> str:
     return ", ".join(parts) or "nothing"
 
 
-def describe(e: Event, players: int = 4) -> str | None:
-    """One line of text for an event, or None for events not worth a line."""
+def describe(e: Event, players: int = 4, names: Sequence[str] = ()) -> str | None:
+    """One line of text for an event, or None for events not worth a line;
+    ``names``: the seats' players, named with their colour."""
 
     def seat_name(q: int | None) -> str:
-        return _seat_name(q, players)
+        return _seat_name(q, players, names)
 
     match e:
         case ev.TurnStarted(seat=q, turn=t):

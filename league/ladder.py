@@ -486,9 +486,9 @@ class Ladder:
         if kind == "ladder_standings":
             self._standings(sess, msg)
         elif kind == "ladder_register":
-            self._spawn(self._register(sess, msg))
+            self._spawn(self._register(sess, msg), sess, kind)
         elif kind == "ladder_ready":
-            self._spawn(self._ready(sess, msg))
+            self._spawn(self._ready(sess, msg), sess, kind)
 
     def forget(self, sess: Session) -> None:
         name = self.by_session.pop(sess, None)
@@ -514,8 +514,20 @@ class Ladder:
             t.cancel()
         self.store.close()
 
-    def _spawn(self, coro: Any) -> None:
-        task = asyncio.ensure_future(coro)
+    def _spawn(self, coro: Any, sess: Session, kind: str) -> None:
+        """Run the answer to ``sess``'s ``kind`` message; a failure is logged once
+        and answered with ``internal_error`` (the client never waits for ever)."""
+
+        async def answer() -> None:
+            try:
+                await coro
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("ladder: the answer to %s failed", kind)
+                sess.error("internal_error", f"the ladder failed on {kind}")
+
+        task = asyncio.ensure_future(answer())
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 

@@ -60,9 +60,15 @@ GAME_PAGE = re.compile(r"/game/([0-9]{1,12})(\.json)?")
 esc = html.escape
 
 
-def _page(title: str, body: list[str]) -> bytes:
-    return "\n".join(["<!doctype html>", '<html lang="en"><head><meta charset="utf-8">',
-                      f"<title>{esc(title)}</title><style>{CSS}</style></head><body>",
+REFRESH = 30
+"""Seconds after which a page with a game in play reloads itself."""
+
+
+def _page(title: str, body: list[str], live: bool = False) -> bytes:
+    """``live``: a game is in play; the page reloads itself every :data:`REFRESH` s."""
+    refresh = f'<meta http-equiv="refresh" content="{REFRESH}">' if live else ""
+    return "\n".join(["<!doctype html>", '<html lang="en"><head><meta charset="utf-8">'
+                      + refresh, f"<title>{esc(title)}</title><style>{CSS}</style></head><body>",
                       *body, "</body></html>"]).encode("utf-8")
 
 
@@ -116,7 +122,7 @@ def render_index(conn: sqlite3.Connection, title: str = "Kaitaku ladder") -> byt
                      esc(g.status if g.status != "aborted" else f"aborted: {g.error}")])
     body.append(_table(["game", "duplicate set", "seats (VP)", "winner", "turns", "status"],
                        rows, left=(2, 3, 5), raw=(0, 1, 2, 3, 4, 5)))
-    return _page(title, body)
+    return _page(title, body, live=any(g.status == "playing" for g in recent))
 
 
 def _fallback_text(log: GameLog, seats: Sequence[str]) -> list[list[str]]:
@@ -160,7 +166,7 @@ def render_game(conn: sqlite3.Connection, game_id: int,
         for i, lines in enumerate(turns):
             body.append(f"<h3>{'set-up' if i == 0 else f'turn {i}'}</h3><pre>"
                         + esc("\n".join(lines)) + "</pre>")
-    return _page(title, body)
+    return _page(title, body, live=game.status == "playing")
 
 
 class LadderWeb:

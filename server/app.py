@@ -377,6 +377,10 @@ class Server:
             except Exception as exc:
                 log.warning("table %s: its history does not replay (%s); clients that "
                             "join get its view only", st.id, clip(str(exc), 200))
+        for n, seat_no, who, text in st.chat:
+            table.chat.append({"type": "chat", "table": table.id, "seat": seat_no,
+                               "name": who, "text": text})
+            table.chat_lines = n
         for token, seat_no in st.tokens.items():
             if table.status == "playing":  # waiting seats were freed above
                 self.resumable[token] = (table.id, seat_no)
@@ -827,6 +831,11 @@ class Server:
         out = {"type": "chat", "table": table.id, "seat": sess.seat, "name": sess.name,
                "text": text}
         table.chat.append(out)
+        table.chat_lines += 1
+        if self.storage is not None and self.tables.get(table.id) is table:
+            # kept with the table: a restarted server (kaitaku play continuing a
+            # closed game) gives the lines back to the windows that come back
+            self.storage.save_chat(table.id, table.chat_lines, sess.seat, sess.name, text)
         for member, _ in table.members():
             member.send(out)
 

@@ -66,7 +66,7 @@ from protocol.rules import (
 from protocol.rules.errors import InvalidLog
 from protocol.rules.state import entry_from_dict
 from protocol.wire import MAX_FRAME, check_settings, clean_text, clip
-from protocol.wire.messages import MAX_NAME, TURN_TIMER_MAX
+from protocol.wire.messages import MAX_CHAT, MAX_NAME, TURN_TIMER_MAX
 
 from .clock import Clock
 
@@ -114,7 +114,17 @@ CREATE TABLE IF NOT EXISTS tokens (
     table_id TEXT NOT NULL,
     seat INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS chat (
+    table_id TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    seat INTEGER,
+    name TEXT NOT NULL,
+    text TEXT NOT NULL,
+    PRIMARY KEY (table_id, n)
+);
 """
+CHAT_KEPT = 100
+"""Chat lines kept per table (the newest), as a table remembers them."""
 _MIGRATIONS = (
     # (table, column, definition): columns added after the first release
     ("actions", "seq", "INTEGER"),  # the client's sequence number (NULL: server's own)
@@ -162,6 +172,8 @@ class StoredTable:
     """Per seat, the event version each of those actions made (same order)."""
     clock: Clock | None = None
     """The chess clock (its banks start full again after a restart)."""
+    chat: list[tuple[int, int | None, str, str]] = field(default_factory=list)
+    """The table's last chat lines, oldest first: (number, seat, name, text)."""
 
 
 class _Checkpointer(threading.Thread):
@@ -346,6 +358,13 @@ class Storage:
             "DO UPDATE SET table_id = excluded.table_id, seat = excluded.seat",
             table_id, (token, table_id, seat))
 
+    def save_chat(self, table_id: str, n: int, seat: int | None, name: str, text: str) -> None:
+        """Keep chat line number ``n`` of a table (and only its last :data:`CHAT_KEPT`)."""
+        self._queue("INSERT OR REPLACE INTO chat (table_id, n, seat, name, text) "
+                    "VALUES (?, ?, ?, ?, ?)", table_id, (table_id, n, seat, name, text))
+        self._queue("DELETE FROM chat WHERE table_id = ? AND n <= ?", table_id,
+                    (table_id, n - CHAT_KEPT))
+
     def drop_token(self, token: str) -> None:
         self._queue("DELETE FROM tokens WHERE token = ?", "", (token,))
 
@@ -366,6 +385,7 @@ class Storage:
     def _delete(self, ids: list[str]) -> None:
         for sql in ("DELETE FROM actions WHERE table_id = ?",
                     "DELETE FROM snapshots WHERE table_id = ?",
+                    "DELETE FROM chat WHERE table_id = ?",
                     "DELETE FROM tokens WHERE table_id = ?",
                     "DELETE FROM tables WHERE id = ?"):
             for tid in ids:
@@ -445,6 +465,13 @@ class Storage:
                 if rows:
                     st.seqs[seat] = [q for q, _ in reversed(rows)]
                     st.seq_versions[seat] = [v for _, v in reversed(rows)]
+        for n, seat, who, text in self.db.execute(
+                "SELECT n, seat, name, text FROM chat WHERE table_id = ? ORDER BY n DESC "
+                "LIMIT ?", (tid, CHAT_KEPT)):
+            line = clean_text(str(text), MAX_CHAT)
+            if type(n) is int and (seat is None or type(seat) is int
+                                   and 0 <= seat < parsed.players) and line:
+                st.chat.insert(0, (n, seat, clean_text(str(who), MAX_NAME), line))
         for token, seat in self.db.execute(
                 "SELECT token, seat FROM tokens WHERE table_id = ?", (tid,)):
             if (isinstance(token, str) and 0 < len(token) <= 128 and type(seat) is int

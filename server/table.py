@@ -61,7 +61,15 @@ from protocol.rules import (
     observe,
     to_act,
 )
-from protocol.wire import PROTOCOL_VERSION, SERVER, clip, encode_message, unknown_actions
+from protocol.wire import (
+    PROTOCOL_VERSION,
+    SERVER,
+    TRADE_ANSWERS,
+    TRADE_REASONS,
+    clip,
+    encode_message,
+    unknown_actions,
+)
 from protocol.wire.messages import MAX_TEXT
 
 from .clock import Clock, SeatClock
@@ -233,11 +241,22 @@ class Seat(Generic[M]):
 def default_action(game: GameState, seat: int, rng: random.Random) -> Action:
     """What a seat does when its time runs out (:func:`bots.base.safe_action`):
     roll, end the turn, place no more free roads (after the first one), reject
-    or cancel a trade; any other decision (discard, robber, placement, ...) is
-    a random legal choice."""
-    from bots.base import safe_action
+    or cancel a trade; any other decision (a set-up settlement or road, a
+    discard, the robber, ...) is the Easy bot's choice from the seat's view (a
+    settlement where the numbers are good, not a random corner on the coast)."""
+    from bots import GreedyBot
+    from bots.base import SAFE_NAMES, safe_action
 
-    return safe_action(bounded_legal(game, seat)[0], rng)
+    legal = bounded_legal(game, seat)[0]
+    safe = safe_action(legal, rng)
+    if safe.name in SAFE_NAMES or len(legal) == 1:
+        return safe
+    try:
+        choice = GreedyBot(rng.randrange(1 << 30)).act(observe(game, seat, legal), legal)
+    except Exception:  # a bot's bug must not stop a timer: the random choice then
+        log.exception("table: the default action's bot failed")
+        return safe
+    return choice if choice in legal else safe
 
 
 def deciding_seats(game: GameState) -> set[int]:
@@ -314,6 +333,7 @@ class Table(Generic[M]):
         self.rng = random.Random(self.seed ^ 0x5EED)  # default actions (not the game's RNG)
         self.history: deque[tuple[int, list[Any]]] = deque(maxlen=EVENT_MEMORY)
         self.chat: deque[dict[str, Any]] = deque(maxlen=CHAT_MEMORY)
+        self.chat_lines = 0  # chat lines said at this table (numbers the stored ones)
         self._public_frames: dict[int, tuple[dict[str, Any], bytes]] = {}
         """The history's batches as spectators get them, encoded once (by version)."""
         """The table's last chat lines (as relayed), for members who arrive later."""
@@ -704,7 +724,9 @@ class Table(Generic[M]):
         self._decided(s, now, made=True)
         self._applied(seat, action, "player")
         self._reply(seat, sess, {"type": "result", "seq": seq, "ok": True})
-        self._fan_out(events, able)
+        said = msg.get("reason")
+        self._fan_out(events, able, said if action.name in TRADE_ANSWERS
+                      and said in TRADE_REASONS else None)
 
     async def _apply(self, seat: int, action: Action, seq: int | None) -> list[Any] | None:
         """Apply ``action`` and make its row durable: the events, or None when the
@@ -949,9 +971,11 @@ class Table(Generic[M]):
                 and self.paused is None):
             await self._server_act(i, WithdrawProposal(), "disconnected")
 
-    def _fan_out(self, events: list[Any], able: frozenset[int] = frozenset()) -> None:
-        """Send the events; views and legal lists to those who must decide, and
-        to the seats that may now propose a trade and could not before."""
+    def _fan_out(self, events: list[Any], able: frozenset[int] = frozenset(),
+                 reason: str | None = None) -> None:
+        """Send the events (with the ``reason`` a seat gave for its trade answer);
+        views and legal lists to those who must decide, and to the seats that
+        may now propose a trade and could not before."""
         game = self.game
         assert game is not None
         deciding = deciding_seats(game)
@@ -977,6 +1001,8 @@ class Table(Generic[M]):
                     msg = {"type": "events", "version": self.version,
                            "events": [p if r is e else r.to_dict()
                                       for e, r, p in zip(events, seen, plain, strict=True)]}
+                    if reason is not None:
+                        msg["reason"] = reason
                     entry = shared[key] = (msg, encode_message(msg, SERVER))
                 by_seat[seat] = entry
             return entry

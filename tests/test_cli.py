@@ -114,3 +114,14 @@ def test_bench_bots_no_trade_table(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert "4 players, domestic trade off" in out
     assert "search vs 3 x heuristic" in out
+
+
+def test_the_text_replays_say_the_resources_as_the_window_does() -> None:
+    """One Japanese term for each resource: the text replays (and the terminal
+    game) say 鉱石 as the window does, not 鉄."""
+    from client.i18n import Translator
+    from kaitaku.terminal import RESOURCE_JA
+    from protocol.rules import RESOURCES
+
+    tr = Translator("ja")
+    assert tuple(tr(f"table.res.{r}") for r in RESOURCES) == RESOURCE_JA

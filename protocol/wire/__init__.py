@@ -16,6 +16,8 @@ from .messages import (
     SERVER,
     SETTINGS,
     SPECS,
+    TRADE_ANSWERS,
+    TRADE_REASONS,
     VERSION_STRING,
     Message,
     check_settings,
@@ -28,7 +30,8 @@ from .text import clean_text, clip
 
 __all__ = [
     "ACTIONS_SINCE", "CLIENT", "ERROR_CODES", "MAX_CLIENT_FRAME", "MAX_FRAME",
-    "PROTOCOL_VERSION", "SERVER", "SETTINGS", "SPECS", "VERSION_STRING", "ConnPhase",
+    "PROTOCOL_VERSION", "SERVER", "SETTINGS", "SPECS", "TRADE_ANSWERS",
+    "TRADE_REASONS", "VERSION_STRING", "ConnPhase",
     "Connection", "FrameDecoder", "LocalProtocolError", "Message", "ProtocolError",
     "RemoteProtocolError", "check_settings", "clean_text", "clip", "compatible", "decode_body",
     "encode_frame", "encode_message", "parse_version", "unknown_actions", "validate",

@@ -13,7 +13,7 @@ from typing import Any
 
 from .errors import ProtocolError
 
-PROTOCOL_VERSION = (1, 3)
+PROTOCOL_VERSION = (1, 4)
 VERSION_STRING = f"{PROTOCOL_VERSION[0]}.{PROTOCOL_VERSION[1]}"
 MAX_NAME = 32
 MAX_CHAT = 300
@@ -26,6 +26,18 @@ LADDER_GAMES_MAX = 10000
 """Most games one ``ladder_ready`` may ask for."""
 """Longest turn timer a table may have, in seconds."""
 ROLES = ("player", "bot", "spectator")
+TRADE_REASONS = ("completes", "closer", "leader", "no_use", "keeps", "too_much", "counter")
+"""Why a seat answered a trade as it did (``action.reason``, relayed as
+``events.reason``): it takes it because the cards complete its next build
+(``completes``) or bring a build closer (``closer``); it refuses because the
+offerer is close to winning (``leader``), it has no use for the cards
+(``no_use``), it cannot spare the cards asked for (``keeps``), or it is asked
+for more cards than it gets (``too_much``); it counter-offers for better
+terms (``counter``). A receiver ignores a reason it does not know."""
+TRADE_ANSWERS = ("accept_trade", "reject_trade", "counter_offer", "accept_proposal",
+                 "reject_proposal")
+"""The actions a reason may come with."""
+MAX_REASON = 32
 
 Message = dict[str, Any]
 
@@ -146,6 +158,9 @@ SPECS: dict[str, Spec] = {
     "events": Spec(SERVER, "What happened, redacted for you.", {
         "version": _f("int", "the table's event version after these events"),
         "events": _f("list", "engine events (docs/ENGINE.md)", max_len=256),
+        "reason": _f("str", "1.4: the reason the seat whose trade answer these events "
+                     "hold gave for it (see `action.reason`); a client ignores a reason "
+                     "it does not know", optional=True, max_len=MAX_REASON),
     }),
     "legal": Spec(SERVER, "The actions you may take now (empty: nothing to do).", {
         "version": _f("int", "the table's event version"),
@@ -166,6 +181,10 @@ SPECS: dict[str, Spec] = {
         "seq": _f("int", "client sequence number, increasing; a repeat is answered again, "
                   "not applied twice"),
         "action": _f("map", "an engine action (docs/ENGINE.md)"),
+        "reason": _f("str", "1.4: with a trade answer (" + ", ".join(TRADE_ANSWERS) + "), "
+                     "why it was given: one of " + ", ".join(TRADE_REASONS) + " (others "
+                     "are ignored); the server relays it with the answer's events",
+                     optional=True, max_len=MAX_REASON),
     }),
     "result": Spec(SERVER, "Answer to one action.", {
         "seq": _f("int", "the action's sequence number"),

@@ -163,7 +163,7 @@ def test_error_toasts(make_app: Callable[..., App]) -> None:
     app.step(1 / 60)
     tr = app.ctx.tr
     assert [t.text for t in app.toasts] == [tr("error.table_full"), "what (weird_new_code)",
-                                            tr("error.acted_for_you", message="rolled")]
+                                            tr("acted.other", what=tr("acted.what.other"))]
     assert [t.info for t in app.toasts] == [False, False, True]
     app.step(1 / 60)
     assert len(app.toasts) == 3  # each error once

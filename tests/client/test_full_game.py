@@ -27,6 +27,7 @@ from client.app import App
 from client.intents import may_offer
 from client.table_scene import TableScene
 from protocol.rules import (
+    AcceptProposal,
     AcceptTrade,
     Action,
     BuildCity,
@@ -50,6 +51,7 @@ from protocol.rules import (
     PlayMonopoly,
     PlayRoadBuilding,
     PlayYearOfPlenty,
+    RejectProposal,
     RejectTrade,
     RollDice,
     Steal,
@@ -329,6 +331,9 @@ class ScriptedMouse:
             return [panel_button("accept" if isinstance(a, AcceptTrade) else "reject")]
         if isinstance(a, ConfirmTrade):
             return [panel_button(f"confirm{a.seat}")]
+        if isinstance(a, AcceptProposal | RejectProposal):  # answered in the panel
+            kind = "accept" if isinstance(a, AcceptProposal) else "reject"
+            return [panel_button(f"p_{kind}{a.seat}")]
         if isinstance(a, CancelTrade):
             return [panel_button("withdraw")]
         if isinstance(a, TokenForcedTrade | TokenRobberHome | DiscardKnight):

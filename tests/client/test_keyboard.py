@@ -24,6 +24,7 @@ from client.app import App
 from client.focus import Stop
 from client.table_scene import TableScene
 from protocol.rules import (
+    AcceptProposal,
     AcceptTrade,
     Action,
     BuildCity,
@@ -46,6 +47,7 @@ from protocol.rules import (
     PlayMonopoly,
     PlayRoadBuilding,
     PlayYearOfPlenty,
+    RejectProposal,
     RejectTrade,
     RollDice,
     Steal,
@@ -238,6 +240,9 @@ class ScriptedKeys(ScriptedMouse):
             return [c(("trade", "accept" if isinstance(a, AcceptTrade) else "reject"))]
         if isinstance(a, ConfirmTrade):
             return [c(("trade", f"confirm{a.seat}"))]
+        if isinstance(a, AcceptProposal | RejectProposal):  # answered in the panel
+            kind = "accept" if isinstance(a, AcceptProposal) else "reject"
+            return [c(("trade", f"p_{kind}{a.seat}"))]
         if isinstance(a, CancelTrade):
             return [c(("trade", "withdraw"))]
         if isinstance(a, TokenForcedTrade | TokenRobberHome | DiscardKnight):

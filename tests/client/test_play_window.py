@@ -185,3 +185,74 @@ def test_a_broken_database_still_plays_and_says_so(tmp_path: Path,
     assert any(t.text.startswith("Games are not kept this time") for t in s.app.toasts)
     assert (play_dir() / "play.db").read_bytes().startswith(b"this is not")  # left alone
     assert s.hooks.key == SEAT_KEY
+
+
+def key(k: int) -> None:
+    pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=k, mod=0, unicode=""))
+
+
+def test_a_window_that_comes_back_gets_the_chat_back(sessions: Callable[..., Session]) -> None:
+    """Closing kaitaku play stops its server; the next one restores the table from
+    the database, and now its chat lines too (they were lost)."""
+    first = sessions()
+    app = first.app
+    frames(app, lambda: in_game(app))
+    table = app.model.table
+    key(pygame.K_RETURN)
+    app.step(1 / 60)
+    pygame.event.post(pygame.event.Event(pygame.TEXTINPUT, text="よろしく / good luck"))
+    key(pygame.K_RETURN)
+    frames(app, lambda: any(m.get("text") == "よろしく / good luck" for m in app.model.chat))
+    first.close()
+
+    second = sessions()
+    app = second.app
+    frames(app, lambda: app.lobby.mode == "lobby")
+    app.step(1 / 60)
+    click(app.lobby.continue_button.rect.center)
+    frames(app, lambda: in_game(app) and app.model.table == table)
+    frames(app, lambda: bool(app.model.chat))
+    line = app.model.chat[-1]
+    assert line["text"] == "よろしく / good luck" and line["name"] == "Aiko"
+    assert line["seat"] == app.model.seat
+    scene = app.ctx.stack.scenes[0]
+    assert isinstance(scene, TableScene)
+    app.draw(app.screen)
+    assert any("good luck" in text for text, _, _ in scene._chat_lines)
+
+
+def test_a_solo_player_gets_a_simple_continue_or_new_screen(
+        sessions: Callable[..., Session]) -> None:
+    """kaitaku play with a kept game: its own screen (continue or a new game), the
+    kept game's line clear of the Continue button; the LAN lobby on request, the
+    line clear of the button there too (it was covered, ja and en)."""
+    first = sessions()
+    frames(first.app, lambda: in_game(first.app))
+    table = first.app.model.table
+    first.close()
+    second = sessions()
+    app = second.app
+    frames(app, lambda: app.lobby.mode == "lobby")
+    lobby = app.lobby
+    for lang in ("en", "ja"):
+        app.set_lang(lang)
+        app.step(1 / 60)
+        app.draw(app.screen)
+        assert lobby.solo_screen()
+        assert app.offer is not None
+        assert lobby._play_text() == app.ctx.tr("play.kept", turn=app.offer.get("turn", 0),
+                                                bots=2)
+        assert lobby.play_text_rect.h > 0
+        assert not lobby.play_text_rect.colliderect(lobby.continue_button.rect)
+        assert lobby.continue_button.rect.bottom <= lobby.new_game_button.rect.top
+        assert lobby.table_list not in lobby._widgets("lobby")  # no LAN lobby here
+    click(lobby.show_lobby_button.rect.center)
+    frames(app, lambda: not lobby.solo_screen())
+    for lang in ("en", "ja"):
+        app.set_lang(lang)
+        app.step(1 / 60)
+        app.draw(app.screen)
+        assert lobby.play_text_rect.h > 0
+        assert not lobby.play_text_rect.colliderect(lobby.continue_button.rect), lang
+    click(lobby.continue_button.rect.center)
+    frames(app, lambda: in_game(app) and app.model.table == table)

@@ -262,3 +262,42 @@ def test_a_league_game_in_the_viewer(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert main(["replay", str(game), "--db", db, "--window"]) == 0
     assert opened and opened[0].info.names[0] in ("a", "g")
     assert main(["replay", "abc", "--db", db]) == 2
+
+
+async def test_replay_finds_the_games_of_kaitaku_play(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str],
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--server-db`` without a path reads kaitaku play's database too (it said
+    "no database" after games played with kaitaku play), or says where they go."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("KAITAKU_DATA_DIR", str(tmp_path / "play"))
+    assert main(["replay", "--list", "--server-db"]) == 2
+    err = capsys.readouterr().err
+    assert str(tmp_path / "xdg" / "kaitaku" / "kaitaku.db") in err
+    assert str(tmp_path / "play" / "play.db") in err
+    (tmp_path / "play").mkdir()
+    tid = await server_game(tmp_path / "play" / "play.db")  # as kaitaku play keeps it
+    assert main(["replay", "--list", "--server-db"]) == 0
+    assert tid in capsys.readouterr().out
+    assert main(["replay", tid, "--server-db"]) == 0
+    assert capsys.readouterr().out.startswith(f"table {tid}")
+
+
+def test_the_viewer_has_no_empty_chat_box() -> None:
+    """A stored game keeps no chat: the log takes the chat's room (an empty chat box
+    with a "Press Enter to chat" field was shown)."""
+    for lang in ("en", "ja"):
+        app, scene = viewer(finished_log(players=3, seed=4), lang)
+        try:
+            click(scene.controls["next"].rect.center)
+            app.step(1 / 60)
+            app.draw(app.screen)
+            assert scene.rects["chat"].h == 0
+            assert scene.rects["log"].bottom > scene.rects["right"].bottom - scene.ui.px(20)
+            assert app.ctx.tr("table.chat_title") not in scene.ui.text.seen
+            assert app.ctx.tr("table.chat_placeholder") not in scene.ui.text.seen
+            key(pygame.K_RETURN)  # Enter opens no chat field
+            app.step(1 / 60)
+            assert not scene.chat.focused
+        finally:
+            app.close()

@@ -215,6 +215,9 @@ async def test_two_remote_bots_are_matched_and_rated_live_over_tls(tmp_path: Pat
         assert "&lt;b&gt;late&lt;/b&gt;" in page and "<b>late</b>" not in page
         status, game = await asyncio.to_thread(get, f"/game/{rows[0]['id']}")
         assert status == 200 and "Replay" in game and "turn 1" in game
+        first = json.loads(rows[0]["seats"])
+        assert f"[{first[0]} 赤 Red] rolls" in game and f"[{first[1]} 青 Blue]" in game
+        assert 'http-equiv="refresh"' not in page + game  # nothing in play: no reloads
         status, raw = await asyncio.to_thread(get, f"/game/{rows[0]['id']}.json")
         assert status == 200 and json.loads(raw)["seed"] == rows[0]["seed"]
         assert (await asyncio.to_thread(get, "/game/999"))[0] == 404
@@ -274,3 +277,17 @@ def test_a_game_running_when_the_server_stopped_is_stored_as_aborted(tmp_path: P
     with pytest.raises(ValueError, match="not a ladder database"):
         LadderStore(tmp_path / "league.db")  # a league's database is left alone
 
+
+def test_pages_with_a_game_in_play_reload_themselves(tmp_path: Path) -> None:
+    from league.ladder_web import REFRESH, render_game, render_index
+
+    store = LadderStore(tmp_path / "ladder.db")
+    try:
+        game = store.start_game(1, 0, 1, "t1", 5, ["heur", "rand"])
+        meta = f'<meta http-equiv="refresh" content="{REFRESH}">'
+        assert meta in render_index(store.db).decode()
+        assert meta in render_game(store.db, game).decode()
+        store.abort_game(game, "stopped")
+        assert meta not in render_index(store.db).decode()
+    finally:
+        store.close()

@@ -22,7 +22,7 @@ import msgpack
 import pytest
 
 from protocol.rules import MAX_OFFERS, Phase
-from protocol.wire import ERROR_CODES, MAX_CLIENT_FRAME, encode_frame
+from protocol.wire import ERROR_CODES, MAX_CLIENT_FRAME, VERSION_STRING, encode_frame
 from protocol.wire.messages import MAX_CHAT, MAX_NAME
 from server.app import Limits, Server
 
@@ -173,7 +173,7 @@ async def test_versions(connect: Connect) -> None:
     await c.send({"type": "hello", "version": "1.3", "role": "bot", "name": "b",
                   "resume": "-_forged-token_-"})
     welcome = await c.recv()
-    assert welcome["type"] == "welcome" and welcome["version"] == "1.3"
+    assert welcome["type"] == "welcome" and welcome["version"] == VERSION_STRING
     assert (await c.recv())["code"] == "bad_resume"
     await still_open(c)
     # Tokens and keys are URL-safe base64 (may hold - and _), 32 and 22 characters.

@@ -39,6 +39,16 @@ async def test_a_timeout_plays_the_default_action(server: Server, connect: Conne
         lambda m: m["type"] == "error" and m["code"] == "acted_for_you")
     assert "build_settlement" in note["message"]
     assert table.version == 1
+    # ... a spot as a bot would choose it: the best production on the board, not a
+    # random (often one-hex coastal) corner
+    from bots.greedy import node_value
+    from protocol.rules import observe
+    from protocol.rules.board import NUM_NODES
+
+    view = observe(table.game, first)
+    placed = next(n for n in range(NUM_NODES) if table.game.node_owner[n] == first)
+    best = max(node_value(view, n) for n in range(NUM_NODES))
+    assert node_value(view, placed) == best
     assert table.seats[first].timeouts == 1
     assert not table.seats[first].auto
 

@@ -51,11 +51,13 @@ EXAMPLES: dict[str, dict[str, Any]] = {
     "view": {"type": "view", "version": 0, "view": {"seat": 0, "phase": "setup_settlement"},
              "clocks": [60000, 58250, 60000]},
     "events": {"type": "events", "version": 1,
-               "events": [{"type": "dice_rolled", "seat": 0, "dice": [3, 4]}]},
+               "events": [{"type": "trade_answered", "seat": 2, "accepted": False}],
+               "reason": "no_use"},
     "legal": {"type": "legal", "version": 1, "actions": [
         {"type": "discard", "cards": [3, 1, 0, 0, 0]}], "truncated": True, "discard": 4,
               "timer_ms": 41250, "propose": False},
-    "action": {"type": "action", "seq": 1, "action": {"type": "end_turn"}},
+    "action": {"type": "action", "seq": 1, "action": {"type": "reject_trade"},
+               "reason": "no_use"},
     "result": {"type": "result", "seq": 1, "ok": False, "version": 3, "code": "not_your_turn",
                "message": "it is seat 1's turn"},
     "resync": {"type": "resync"},
@@ -276,8 +278,8 @@ def test_error_codes_are_identifiers() -> None:
 
 
 def test_version_constants() -> None:
-    assert PROTOCOL_VERSION == (1, 3)
-    assert VERSION_STRING == "1.3"
+    assert PROTOCOL_VERSION == (1, 4)
+    assert VERSION_STRING == "1.4"
     assert parse_version(VERSION_STRING) == PROTOCOL_VERSION
 
 
