@@ -562,8 +562,9 @@ def read_standings(conn: sqlite3.Connection, offset: int = 0,
         "ORDER BY mu - 3 * sigma DESC, name LIMIT ? OFFSET ?", (limit, offset)).fetchall()
     total = conn.execute("SELECT COUNT(*) FROM bots").fetchone()[0]
     games = conn.execute("SELECT COUNT(*) FROM games WHERE status = 'ok'").fetchone()[0]
-    out = [{"rank": offset + i + 1, "name": str(r[0]), "mu": round(float(r[1]), 4),
-            "sigma": round(float(r[2]), 4), "ordinal": round(float(r[1]) - 3 * float(r[2]), 4),
+    out = [{"rank": offset + i + 1, "name": clean_text(str(r[0]), MAX_NAME * 4),
+            "mu": round(float(r[1]), 4), "sigma": round(float(r[2]), 4),
+            "ordinal": round(float(r[1]) - 3 * float(r[2]), 4),
             "games": int(r[3]), "wins": int(r[4]), "forfeits": int(r[5]),
             "timeouts": int(r[6])} for i, r in enumerate(rows)]
     return out, int(total), int(games)
@@ -639,14 +640,14 @@ def _game(r: Sequence[Any]) -> LadderGame:
     try:
         return LadderGame(
             int(r[0]), int(r[1]), int(r[2]), int(r[3]), str(r[4]), int(r[5]),
-            [str(n) for n in arr(r[6], "seats")], str(r[7]),
-            None if r[8] is None else str(r[8]),
+            [clean_text(str(n), MAX_NAME * 4) for n in arr(r[6], "seats")],
+            clean_text(str(r[7]), 40), None if r[8] is None else clean_text(str(r[8]), 300),
             r[9] if type(r[9]) is int else None, ints(r[10], "points"),
             ints(r[11], "ranks"), ints(r[12], "forfeits"), ints(r[13], "timeouts"),
             int(r[14] or 0), int(r[15] or 0), float(r[16]),
             float(r[17]) if isinstance(r[17], int | float) else None,
             nested(r[18], "decision times", int | float),
-            [[str(e) for e in seat] for seat in nested(r[19], "seat events", str)])
+            [[clean_text(e, 300) for e in seat] for seat in nested(r[19], "seat events", str)])
     except (TypeError, ValueError, OverflowError) as exc:
         raise Unreadable(f"the game's row cannot be read ({exc})") from None
 
@@ -662,14 +663,16 @@ def read_games(conn: sqlite3.Connection, limit: int = 50) -> list[LadderGame]:
     return out
 
 
-def read_game(conn: sqlite3.Connection, game_id: int) -> tuple[LadderGame, GameLog | None]:
-    """One game and its log (None while it runs, or if it was aborted).
-    KeyError: no such game; :class:`Unreadable`: its row or log is damaged."""
-    row = conn.execute(f"SELECT {_GAME_COLUMNS}, log FROM games WHERE id = ?",
-                       (game_id,)).fetchone()
+def read_game(conn: sqlite3.Connection, game_id: int, with_log: bool = True
+              ) -> tuple[LadderGame, GameLog | None]:
+    """One game and its log (None while it runs, if it was aborted, or without
+    ``with_log``). KeyError: no such game; :class:`Unreadable`: its row or log
+    is damaged."""
+    row = conn.execute(f"SELECT {_GAME_COLUMNS}{', log' if with_log else ''} FROM games "
+                       "WHERE id = ?", (game_id,)).fetchone()
     if row is None:
         raise KeyError(f"no ladder game {game_id}")
-    return _game(row), read_log(row[-1])
+    return _game(row), read_log(row[-1]) if with_log else None
 
 
 def read_log(text: Any) -> GameLog | None:
