@@ -95,9 +95,14 @@ async def test_item8_a_bot_that_times_out_stalls_one_game_and_is_suspended(
         # It asks for 6 games (a duplicate set of 2 would follow), then never acts.
         staller.send({"type": "ladder_ready", "name": "staller", "key": keys["staller"],
                       "games": 6})
-        refused = await _next(staller, "error", timeout=TIMEOUT)
-        while refused["code"] != "ladder_busy":  # "forfeited" first, then the suspension
-            refused = await _next(staller, "error", timeout=TIMEOUT)
+
+        async def suspension() -> dict[str, Any]:
+            while True:  # "forfeited" first, then the suspension
+                refused = await _next(staller, "error", timeout=TIMEOUT)
+                if refused["code"] == "ladder_busy":
+                    return refused
+
+        refused = await asyncio.wait_for(suspension(), TIMEOUT)
         assert "suspended" in refused["message"]
         assert len(done) == 1
         rows = _rows(d.db)
