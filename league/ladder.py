@@ -775,17 +775,34 @@ def pick_table(idle: Sequence[tuple[str, str, float, float, float]], players: in
     chosen so far. The chosen indexes into ``idle`` (the anchor first), or
     None when no table can be made now."""
     reach = [width * sg + widen * waited for _, _, _, sg, waited in idle]
+    farthest = max(reach, default=0.0)
+    order = sorted(range(len(idle)), key=lambda i: (idle[i][2], i))
+    where = {i: k for k, i in enumerate(order)}
     for a, (_, owner_a, mu_a, _, _) in enumerate(idle):
         chosen = [a]
         owners = {owner_a}
-        for b in sorted(range(len(idle)), key=lambda i: (abs(idle[i][2] - mu_a), i)):
-            if b == a or idle[b][1] in owners:
+        lo = hi = where[a]
+        limit = reach[a] + farthest  # nobody farther in mu can fit with the anchor
+        while len(chosen) < players:
+            left = order[lo - 1] if lo > 0 else None
+            right = order[hi + 1] if hi + 1 < len(order) else None
+            if left is None and right is None:
+                break
+            if right is None or (left is not None
+                                 and mu_a - idle[left][2] <= idle[right][2] - mu_a):
+                b, lo = left, lo - 1
+            else:
+                b, hi = right, hi + 1
+            assert b is not None
+            if abs(idle[b][2] - mu_a) > limit:
+                break  # the nearest left is out of reach: so is everyone farther
+            if idle[b][1] in owners:
                 continue
             if all(abs(idle[b][2] - idle[c][2]) <= reach[b] + reach[c] for c in chosen):
                 chosen.append(b)
                 owners.add(idle[b][1])
-                if len(chosen) == players:
-                    return chosen
+        if len(chosen) == players:
+            return chosen
     return None
 
 

@@ -516,3 +516,28 @@ def test_item17_the_rule_new_bots_meet_many_settled_bots_near_equals_waiting_wid
     idle = [("w", "a", 20.0, 2.0, 0), ("far", "b", 40.0, 1.0, 0), ("near", "c", 21.0, 1.0, 0)]
     assert pick_table(idle, 2) == [0, 2]
     assert MATCH_WIDTH > 0
+
+
+def test_item17_a_chosen_table_is_always_within_reach_and_of_different_owners() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from league.ladder import MATCH_WIDEN, MATCH_WIDTH, pick_table
+
+    bot = st.tuples(st.sampled_from("abcdef"), st.floats(0, 50), st.floats(0.5, 9),
+                    st.floats(0, 100))
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(bot, max_size=12), st.integers(2, 4))
+    def check(bots: list[tuple[str, float, float, float]], players: int) -> None:
+        idle = [(f"n{i}", o, mu, sg, w) for i, (o, mu, sg, w) in enumerate(bots)]
+        chosen = pick_table(idle, players)
+        if chosen is None:
+            return
+        assert len(chosen) == players == len(set(chosen))
+        assert len({idle[i][1] for i in chosen}) == players
+        reach = {i: MATCH_WIDTH * idle[i][3] + MATCH_WIDEN * idle[i][4] for i in chosen}
+        assert all(abs(idle[i][2] - idle[j][2]) <= reach[i] + reach[j] + 1e-9
+                   for i in chosen for j in chosen)
+
+    check()
