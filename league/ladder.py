@@ -224,7 +224,7 @@ _INDEXES = """
 CREATE INDEX IF NOT EXISTS bots_by_ordinal ON bots((mu - 3 * sigma) DESC, name);
 CREATE INDEX IF NOT EXISTS bots_by_owner ON bots(owner);
 CREATE INDEX IF NOT EXISTS games_by_status ON games(status);
-CREATE INDEX IF NOT EXISTS ratings_by_name ON ratings(name);
+CREATE INDEX IF NOT EXISTS ratings_by_name_game ON ratings(name, game);
 """
 
 
@@ -930,9 +930,10 @@ class Ladder:
         sess.log(logging.INFO, "ladder: registered %r", name)
         sess.send({"type": "ladder_registered", "name": name, "key": key})
 
-    async def _check(self, name: str, key: str) -> bool:
+    async def _check(self, name: str, key: str) -> bool | None:
         """Whether ``key`` is ``name``'s (microseconds; an older database's scrypt
-        hash in the one legacy worker, at most one check per name at a time)."""
+        hash in the one legacy worker, at most one check per name at a time:
+        None while another check of the name runs)."""
         creds = self.store.credentials(name)
         if creds is None:
             return False
@@ -940,7 +941,7 @@ class Ladder:
         if kdf == KEY_HASH:
             return key_matches(key, salt, stored)
         if name in self._legacy_busy:
-            return False
+            return None
         self._legacy_busy.add(name)
         try:
             ok = await asyncio.get_running_loop().run_in_executor(
@@ -966,6 +967,10 @@ class Ladder:
             return
         ok = await self._check(name, msg["key"])
         if sess.closed:
+            return
+        if ok is None:
+            sess.error("bad_key", f"the key of {name!r} is being checked for another "
+                                  "connection; try again in a second")
             return
         if not ok:
             sess.log(logging.INFO, "ladder: refused %r (unknown name or wrong key)", name)
