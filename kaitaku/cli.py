@@ -756,6 +756,9 @@ def build_parser() -> argparse.ArgumentParser:
                          "default $XDG_DATA_HOME/kaitaku/kaitaku.db): its finished tables")
     rp.add_argument("--ladder-db", default=None, metavar="PATH",
                     help="read a ladder's database instead (kaitaku server --ladder PATH)")
+    rp.add_argument("--log", default=None, metavar="FILE",
+                    help="read a game log file instead (GameLog JSON: a ladder page's "
+                         "/game/ID.json)")
     rp.add_argument("--window", action="store_true",
                     help="open the replay viewer: step, seek, play at any speed, every "
                          "hand shown")

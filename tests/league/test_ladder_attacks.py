@@ -487,6 +487,12 @@ async def test_item16_each_bot_sees_why_it_lost_its_seat_and_downloads_the_repla
         log = GameLog.from_dict(json.loads(raw))
         (row,) = _rows(d.db)
         assert replay(log).winner == row["winner"]
+        saved = tmp_path / f"ladder-game-{gid}.json"
+        saved.write_bytes(raw)
+        shown = await asyncio.to_thread(
+            subprocess.run, [*KAITAKU, "replay", "--log", str(saved)], capture_output=True,
+            text=True, timeout=60)
+        assert shown.returncode == 0 and "game over" in shown.stdout, shown.stderr
         sleeper.writer.close()
     finally:
         web.stop()
