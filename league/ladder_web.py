@@ -41,6 +41,7 @@ import json
 import logging
 import os
 import re
+import resource
 import signal
 import socket
 import sqlite3
@@ -79,7 +80,8 @@ ReplayText = Callable[[GameLog, Sequence[str]], list[list[str]]]
 CHART_BOTS = 10
 """Bots drawn in the rating chart (the best by ordinal)."""
 CONNECTIONS = 64
-"""Connections the page serves at once (more are closed at accept)."""
+"""Connections the page serves at once (more are closed at accept); at most a
+quarter of the process's descriptor limit."""
 PER_ADDRESS = 8
 """Connections one address may hold at once."""
 REQUEST_DEADLINE = 10.0
@@ -504,7 +506,11 @@ def load_replay(spec: str | None) -> ReplayText | None:
 
 def serve_page(db: str, sock: socket.socket, replay: str | None, title: str) -> None:
     """Run the page on ``sock`` until SIGTERM (or until the parent process is gone)."""
-    server = PageServer(Pages(db, load_replay(replay), title), sock)
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    budget = soft if soft != resource.RLIM_INFINITY else 1 << 20
+    connections = min(CONNECTIONS, max(4, budget // 4))  # well under the descriptor budget
+    server = PageServer(Pages(db, load_replay(replay), title), sock, connections,
+                        min(PER_ADDRESS, connections))
     parent = os.getppid()
 
     async def main() -> None:

@@ -569,3 +569,26 @@ def test_item17_a_chosen_table_is_always_within_reach_and_of_different_owners() 
                    for i in chosen for j in chosen)
 
     check()
+
+
+def test_item12_invisible_characters_and_case_never_make_a_new_name() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from league.names import look_alike
+
+    invisible = st.sampled_from(["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad",
+                                 "\u034f", "\ufe0f", "\u200e", "\u202e"])
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.text(st.characters(codec="utf-8", categories=["L", "N"]), min_size=1,
+                   max_size=12), st.lists(st.tuples(st.integers(0, 12), invisible),
+                                          max_size=4))
+    def check(name: str, inserts: list[tuple[int, str]]) -> None:
+        twin = name
+        for at, c in inserts:
+            twin = twin[:at] + c + twin[at:]
+        assert look_alike(name, twin)
+        assert look_alike(name, name.upper()) and look_alike(name, name.casefold())
+
+    check()
