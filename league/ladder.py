@@ -224,6 +224,7 @@ _INDEXES = """
 CREATE INDEX IF NOT EXISTS bots_by_ordinal ON bots((mu - 3 * sigma) DESC, name);
 CREATE INDEX IF NOT EXISTS bots_by_owner ON bots(owner);
 CREATE INDEX IF NOT EXISTS games_by_status ON games(status);
+CREATE INDEX IF NOT EXISTS games_by_match ON games(match, status);
 CREATE INDEX IF NOT EXISTS ratings_by_name_game ON ratings(name, game);
 """
 

@@ -91,7 +91,7 @@ MAX_HEAD = 8192
 INDEX_SECONDS = 2.0
 """The standings page is made anew at most this often (and only after a change)."""
 CACHED_PAGES = 256
-"""Game and bot pages kept made (by game number, by bot and its last game)."""
+"""Game and bot pages kept made (by game number, by bot's name)."""
 QUEUED_RENDERS = 16
 """Pages waiting for the render thread; more requests get 503 at once."""
 ERROR_LOG_EVERY = 10.0
@@ -277,6 +277,14 @@ def render_game(conn: sqlite3.Connection, game_id: int,
     return _page(title, body)
 
 
+def set_over(conn: sqlite3.Connection, game_id: int) -> bool:
+    """Whether no game of ``game_id``'s match (its duplicate set) is being played:
+    its page is final then, and kept made."""
+    row = conn.execute("SELECT COUNT(*) FROM games WHERE status = 'playing' AND match = "
+                       "(SELECT match FROM games WHERE id = ?)", (game_id,)).fetchone()
+    return row is not None and int(row[0]) == 0
+
+
 def _message(status: int, text: str) -> tuple[int, str, bytes]:
     return status, HTML, _page(text, [f"<p>{esc(text)}</p>", '<p><a href="/">standings</a></p>'])
 
@@ -284,8 +292,9 @@ def _message(status: int, text: str) -> tuple[int, str, bytes]:
 class Pages:
     """What the page answers for a path, with its caches: the standings page
     by the database's state (made anew at most every INDEX_SECONDS, and only
-    after a change), a game's page and log by its number (a finished game never
-    changes), a bot's page by its name and the ladder's last game. The path's
+    after a change), a game's page and log by its number (kept once no game of
+    its match is being played: a finished set never changes), a bot's page by
+    its name (made anew at most every INDEX_SECONDS). The path's
     spelling (``/game/007``, a query string) does not make a page anew."""
 
     def __init__(self, db: str | os.PathLike[str], replay: ReplayText | None = None,
@@ -294,7 +303,7 @@ class Pages:
         self.replay = replay
         self.title = title
         self._index: tuple[float, Any, tuple[int, str, bytes]] | None = None
-        self._cache: OrderedDict[Any, tuple[int, str, bytes]] = OrderedDict()
+        self._cache: OrderedDict[Any, tuple[float, tuple[int, str, bytes]]] = OrderedDict()
 
     def key(self, path: str) -> Any:
         """The cache key of ``path`` (None: not a page)."""
@@ -318,9 +327,10 @@ class Pages:
                 return self._index[2]
             return None
         hit = self._cache.get(key)
-        if hit is not None:
-            self._cache.move_to_end(key)
-        return hit
+        if hit is None or (key[0] == "bot" and time.monotonic() - hit[0] >= INDEX_SECONDS):
+            return None  # a bot's page is made anew as the standings page is
+        self._cache.move_to_end(key)
+        return hit[1]
 
     def render(self, key: Any) -> tuple[int, str, bytes]:
         """Make the page of ``key`` (in the render thread)."""
@@ -349,16 +359,12 @@ class Pages:
                     final = True
                 else:
                     answer = (200, HTML, render_game(conn, game_id, self.replay))
-                    final = conn.execute("SELECT status FROM games WHERE id = ?",
-                                         (game_id,)).fetchone()[0] != "playing"
+                    final = set_over(conn, game_id)
             else:
-                name = key[1]
-                answer = (200, HTML, render_bot(conn, name))
+                answer = (200, HTML, render_bot(conn, key[1]))
                 final = True
-                key = ("bot", name, last_game(conn))
-                self._cache.pop(("bot", name), None)
             if final:
-                self._keep(key if key[0] != "bot" else ("bot", key[1]), answer)
+                self._keep(key, answer)
             return answer
         except KeyError:
             return _message(404, "No such game or bot.")
@@ -368,7 +374,7 @@ class Pages:
             conn.close()
 
     def _keep(self, key: Any, answer: tuple[int, str, bytes]) -> None:
-        self._cache[key] = answer
+        self._cache[key] = (time.monotonic(), answer)
         self._cache.move_to_end(key)
         while len(self._cache) > CACHED_PAGES:
             self._cache.popitem(last=False)
