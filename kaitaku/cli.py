@@ -63,6 +63,13 @@ def _bench_hostile(args: argparse.Namespace) -> int:
                         args.addresses, args.json)
 
 
+def _bench_ladder(args: argparse.Namespace) -> int:
+    from .bench_ladder import main_ladder
+
+    return main_ladder(args.bots, args.games, args.seconds, args.fetchers, args.readers,
+                       args.json)
+
+
 def _league(args: argparse.Namespace) -> int:
     if not require("league", "league", "rating the bots (openskill)"):
         return EXIT_MISSING
@@ -577,6 +584,18 @@ def build_parser() -> argparse.ArgumentParser:
                        help="loopback addresses opening tables (tables; default 80)")
     bhost.add_argument("--json", action="store_true", help="print one JSON object")
     bhost.set_defaults(func=_bench_hostile)
+    blad = bsub.add_parser("ladder", help="the game port's ping on a big ladder while its "
+                                          "pages and standings are fetched")
+    blad.add_argument("--bots", type=int, default=10_000, help="registered bots (10000)")
+    blad.add_argument("--games", type=int, default=50_000, help="rated games (50000)")
+    blad.add_argument("--seconds", type=float, default=20.0,
+                      help="seconds measured per phase (idle, loaded; default 20)")
+    blad.add_argument("--fetchers", type=int, default=8,
+                      help="clients fetching pages without pause (default 8)")
+    blad.add_argument("--readers", type=int, default=8,
+                      help="connections asking for standings pages (default 8)")
+    blad.add_argument("--json", action="store_true", help="print one JSON object")
+    blad.set_defaults(func=_bench_ladder)
     bcli = bsub.add_parser("client", help="the game window's frame time (headless)")
     bcli.add_argument("--frames", type=int, default=None, help="frames to draw")
     bcli.add_argument("--lang", choices=("ja", "en"), default=None)
@@ -762,6 +781,9 @@ def build_parser() -> argparse.ArgumentParser:
                          "beside it) that exist")
     rp.add_argument("--ladder-db", default=None, metavar="PATH",
                     help="read a ladder's database instead (kaitaku server --ladder PATH)")
+    rp.add_argument("--log", default=None, metavar="FILE",
+                    help="read a game log file instead (GameLog JSON: a ladder page's "
+                         "/game/ID.json)")
     rp.add_argument("--window", action="store_true",
                     help="open the replay viewer: step, seek, play at any speed, every "
                          "hand shown")

@@ -115,12 +115,15 @@ def main_ladder(args: argparse.Namespace) -> int:
                 print(f"kaitaku ladder: {exc}", file=sys.stderr)
                 return 2
             key = new_key()
+            owner = f"owner:{args.owner}" if args.owner else None
             try:
-                ok = store.register(name, key)
+                why = store.refusal(name, owner)
+                ok = why is None and store.register(name, key, owner)
             finally:
                 store.close()
             if not ok:
-                print(f"kaitaku ladder: the name {name!r} is taken", file=sys.stderr)
+                print(f"kaitaku ladder: {why or f'the name {name!r} is taken'}",
+                      file=sys.stderr)
                 return 1
             print(json.dumps({"name": name, "key": key}) if args.json else key)
             return 0
@@ -170,9 +173,13 @@ def main_ladder(args: argparse.Namespace) -> int:
         return 0
     print(f"{'#':>3} {'bot':<32} {'ordinal':>8} {'mu':>7} {'sigma':>6} {'games':>6} "
           f"{'wins':>5} {'forf':>5}")
-    for e in msg["entries"]:
-        print(f"{e['rank']:>3} {e['name']:<32} {e['ordinal']:>8.2f} {e['mu']:>7.2f} "
-              f"{e['sigma']:>6.2f} {e['games']:>6} {e['wins']:>5} {e['forfeits']:>5}")
+    from protocol.wire import clean_text
+    from protocol.wire.messages import MAX_NAME
+
+    for e in msg["entries"]:  # a name is cleaned: it came from a file or a peer
+        print(f"{e['rank']:>3} {clean_text(e['name'], MAX_NAME):<32} {e['ordinal']:>8.2f} "
+              f"{e['mu']:>7.2f} {e['sigma']:>6.2f} {e['games']:>6} {e['wins']:>5} "
+              f"{e['forfeits']:>5}")
     print(f"{msg['total']} bots, {msg['games']} games rated")
     return 0
 
@@ -186,6 +193,10 @@ def add_ladder_parser(sub: Any, tls_flags: Any) -> None:
                      help="the ladder server (kaitaku server --ladder)")
     reg.add_argument("--db", default=None, metavar="PATH",
                      help="register in the ladder's database directly (the organiser)")
+    reg.add_argument("--owner", default=None, metavar="WHO",
+                     help="with --db: the name's owner (an author's account or e-mail); "
+                          "one owner's bots never meet in a rated game (default: the name "
+                          "is its own owner)")
     reg.add_argument("--json", action="store_true", help="print {name, key} as JSON")
     tls_flags(reg)
     st = lsub.add_parser("standings", help="print the ladder's standings")

@@ -140,6 +140,32 @@ def load_ladder_game(db: str, game_id: int) -> tuple[GameLog, list[str], str]:
     return log, game.seats, head
 
 
+MAX_LOG_FILE = 64 * 1024 * 1024
+"""Bytes of a log file ``kaitaku replay --log`` reads at most."""
+
+
+def load_log_file(path: str) -> tuple[GameLog, list[str], str]:
+    """A game log saved as a file (``GameLog.to_dict()`` as JSON: a ladder page's
+    ``/game/ID.json``, a league's log): the log, its seats' names, a line about it."""
+    from league.ladder import Unreadable, read_log
+
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_LOG_FILE + 1)
+    except OSError as exc:
+        raise ReplayError(f"{path}: {exc.strerror or exc}") from None
+    if len(data) > MAX_LOG_FILE:
+        raise ReplayError(f"{path} cannot be read: larger than {MAX_LOG_FILE} bytes")
+    try:
+        log = read_log(data.decode("utf-8"))
+    except (Unreadable, UnicodeDecodeError) as exc:
+        raise ReplayError(f"{path} cannot be read: {exc}") from None
+    if log is None:
+        raise ReplayError(f"{path} cannot be read: it holds no log")
+    names = [f"player {q + 1}" for q in range(log.settings.players)]
+    return log, names, f"game log {path} (board seed {log.seed})"
+
+
 def list_ladder_games(db: str) -> list[dict[str, Any]]:
     from league.ladder import open_read_only, read_games
 
@@ -251,10 +277,15 @@ def main_replay_command(args: Any) -> int:
             return 0
         if args.list:
             return _list(server_db, args.db)
-        if args.game_id is None:
+        log_file = getattr(args, "log", None)
+        if log_file is not None:
+            log, names, head = load_log_file(log_file)
+            kinds = ["bot"] * len(names)
+            title = Path(log_file).name
+        elif args.game_id is None:
             print("kaitaku replay: give a GAME_ID (--list shows them)", file=sys.stderr)
             return 2
-        if ladder_db is not None:
+        elif ladder_db is not None:
             try:
                 ladder_id = int(args.game_id)
             except ValueError:
@@ -284,7 +315,11 @@ def main_replay_command(args: Any) -> int:
         return 2
     if not args.window:
         print(head)
-        print_lines(log, names, args.step, print, None)
+        try:
+            print_lines(log, names, args.step, print, None)
+        except (RulesError, ValueError, KeyError, IndexError, TypeError) as exc:
+            print(f"kaitaku replay: the game does not replay: {exc}", file=sys.stderr)
+            return 2
         return 0
     return replay_window(log, names, kinds, title, args.lang)
 

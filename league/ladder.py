@@ -28,9 +28,11 @@ their records. A game that was running when the server stopped is stored as
 from __future__ import annotations
 
 import asyncio
+import bisect
 import contextlib
 import hashlib
 import hmac
+import ipaddress
 import json
 import logging
 import os
@@ -40,11 +42,12 @@ import sqlite3
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from protocol.rules import GameLog, Settings
+from protocol.rules import GameLog, RulesError, Settings
 from protocol.wire import clean_text
 from protocol.wire.messages import LADDER_GAMES_MAX, LADDER_MESSAGES, MAX_NAME, MAX_PAGE
 from server.clock import Clock
@@ -53,13 +56,20 @@ from server.table import Table
 
 from .duplicate import DuplicateChance
 from .games import ENGINE_TURN_CAP, rank_seats
+from .names import name_keys
 from .ratings import prior, rate_one
 
 log = logging.getLogger("kaitaku.ladder")
 
+KEY_HASH = "hmac-sha256"
+"""How stored keys are hashed: HMAC-SHA256 of the key under the bot's own 16-byte
+salt. A key is 192 random bits (:func:`new_key`), so no slow hash is needed to
+resist guessing, and a check costs microseconds: nobody's wrong keys can keep
+the ladder from checking others'."""
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 1 << 14, 8, 1
-"""The key derivation of stored keys: hashlib.scrypt with these costs (16 MiB
-and some tens of milliseconds a check), 32 bytes, a 16-byte salt per bot."""
+"""The costs of the scrypt hashes older ladder databases hold (``kdf`` 'scrypt'):
+such a key is checked once, in a worker thread of its own, and stored again
+as HMAC-SHA256 when it matches."""
 SALT_BYTES = 16
 ATTEMPTS_PER_MINUTE = 20
 """Key checks (``ladder_ready``) one address may ask for a minute."""
@@ -67,9 +77,24 @@ REGISTRATIONS_PER_HOUR = 10
 """Names one address may register an hour (``ladder_register``)."""
 MAX_BOTS = 10_000
 """Names the ladder holds at most."""
-STANDINGS_FRESH = 1.0
-"""Seconds a standings page is answered from memory (a game or a registration
-in the meantime makes it fresh again)."""
+NAMES_PER_OWNER = 20
+"""Names one owner (one registration address) may hold."""
+NAME_EXPIRY_DAYS = 30.0
+"""A name that has played no game and not said ``ladder_ready`` for this many
+days is forgotten when the ladder is full and someone registers."""
+STANDINGS_PER_SECOND = 5
+"""``ladder_standings`` one connection may ask for a second (more: ``rate_limited``)."""
+SUSPENSION = 60.0
+"""Seconds a bot is kept off the ladder after its first forfeit (doubled after
+each forfeit in a row, up to MAX_SUSPENSION); a game played to the end
+without a forfeit resets it."""
+MAX_SUSPENSION = 86_400.0
+MATCH_WIDTH = 1.0
+"""Matchmaking: a bot accepts table-mates whose mu is within MATCH_WIDTH times
+its sigma, plus MATCH_WIDEN per second it has waited."""
+MATCH_WIDEN = 0.1
+MATCH_RETRY = 2.0
+"""Seconds between matchmaking rounds while bots wait that could not be seated."""
 DEFAULT_CLOCK = Clock(60_000, 2_000, 3)
 """A ladder's clock unless its organiser chooses one: 60 s + 2 s, 3 timeouts forfeit."""
 
@@ -80,12 +105,33 @@ def new_key() -> str:
 
 
 def hash_key(key: str, salt: bytes) -> bytes:
-    """The stored form of a key (scrypt with the bot's own salt)."""
-    return hashlib.scrypt(key.encode(), salt=salt, n=SCRYPT_N, r=SCRYPT_R, p=SCRYPT_P, dklen=32)
+    """The stored form of a key (HMAC-SHA256 under the bot's own salt)."""
+    return hmac.new(salt, key.encode("utf-8", "surrogatepass"), hashlib.sha256).digest()
 
 
-def key_matches(key: str, salt: bytes, stored: bytes) -> bool:
-    return hmac.compare_digest(hash_key(key, salt), stored)
+def scrypt_key(key: str, salt: bytes) -> bytes:
+    """The stored form of a key in older ladder databases (``kdf`` 'scrypt')."""
+    return hashlib.scrypt(key.encode("utf-8", "surrogatepass"), salt=salt, n=SCRYPT_N,
+                          r=SCRYPT_R, p=SCRYPT_P, dklen=32)
+
+
+def key_matches(key: str, salt: bytes, stored: bytes, kdf: str = KEY_HASH) -> bool:
+    made = hash_key(key, salt) if kdf == KEY_HASH else scrypt_key(key, salt)
+    return hmac.compare_digest(made, stored)
+
+
+def owner_of(address: str) -> str:
+    """The owner of names registered from ``address``: the address (an IPv6
+    address's /64 network, which one host usually holds whole)."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return f"addr:{address}"
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    if isinstance(ip, ipaddress.IPv6Address):
+        return f"addr:{ipaddress.ip_network(f'{ip}/64', strict=False)}"
+    return f"addr:{ip}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,14 +205,103 @@ CREATE TABLE IF NOT EXISTS ratings (
     PRIMARY KEY (game, name)
 );
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS name_keys (key TEXT PRIMARY KEY, name TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS name_keys_by_name ON name_keys(name);
+"""
+
+_ADDED_COLUMNS = (
+    ("bots", "kdf", "TEXT NOT NULL DEFAULT 'scrypt'"),
+    ("bots", "owner", "TEXT"),
+    ("bots", "last_seen", "REAL"),
+    ("bots", "suspended_until", "REAL NOT NULL DEFAULT 0"),
+    ("bots", "strikes", "INTEGER NOT NULL DEFAULT 0"),
+    ("games", "events", "TEXT"),
+)
+"""Columns newer than the first ladder databases (added when an older one is
+opened; its keys stay scrypt hashes until each bot's next login)."""
+
+_INDEXES = """
+CREATE INDEX IF NOT EXISTS bots_by_ordinal ON bots((mu - 3 * sigma) DESC, name);
+CREATE INDEX IF NOT EXISTS bots_by_owner ON bots(owner);
+CREATE INDEX IF NOT EXISTS games_by_status ON games(status);
+CREATE INDEX IF NOT EXISTS games_by_match ON games(match, status);
+CREATE INDEX IF NOT EXISTS ratings_by_name_game ON ratings(name, game);
 """
 
 
+@dataclass(slots=True)
+class BotRow:
+    """A registered bot as the ladder keeps it in memory (:class:`Standings`)."""
+
+    name: str
+    owner: str
+    mu: float
+    sigma: float
+    games: int = 0
+    wins: int = 0
+    forfeits: int = 0
+    timeouts: int = 0
+    suspended_until: float = 0.0
+    strikes: int = 0
+
+    @property
+    def ordinal(self) -> float:
+        return self.mu - 3 * self.sigma
+
+    def entry(self, rank: int) -> dict[str, Any]:
+        return {"rank": rank, "name": self.name, "mu": round(self.mu, 4),
+                "sigma": round(self.sigma, 4), "ordinal": round(self.ordinal, 4),
+                "games": self.games, "wins": self.wins, "forfeits": self.forfeits,
+                "timeouts": self.timeouts}
+
+
+class Standings:
+    """Every registered bot in memory, kept in order (ordinal, best first; then
+    name): a page of the standings is a slice, whatever its offset; a game
+    moves only its own bots (a bisection each)."""
+
+    def __init__(self, rows: Sequence[BotRow], games: int) -> None:
+        self.rows: dict[str, BotRow] = {r.name: r for r in rows}
+        self.order: list[tuple[float, str]] = sorted((-r.ordinal, r.name) for r in rows)
+        self.games = games
+        """Games rated on the ladder."""
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def get(self, name: str) -> BotRow | None:
+        return self.rows.get(name)
+
+    def put(self, row: BotRow) -> None:
+        self.drop(row.name)
+        self.rows[row.name] = row
+        bisect.insort(self.order, (-row.ordinal, row.name))
+
+    def drop(self, name: str) -> None:
+        old = self.rows.pop(name, None)
+        if old is not None:
+            i = bisect.bisect_left(self.order, (-old.ordinal, old.name))
+            if i < len(self.order) and self.order[i][1] == name:
+                del self.order[i]
+
+    def rerate(self, name: str, mu: float, sigma: float) -> None:
+        row = self.rows.get(name)
+        if row is not None:
+            self.drop(name)
+            row.mu, row.sigma = mu, sigma
+            self.put(row)
+
+    def page(self, offset: int, limit: int) -> list[dict[str, Any]]:
+        return [self.rows[name].entry(offset + i + 1)
+                for i, (_, name) in enumerate(self.order[offset:offset + limit])]
+
+
 class LadderStore:
-    """The ladder's SQLite database: registered bots (name, salted key hash,
-    rating), games (seats, result, log, decision times) and the rating after
-    each game. Opened by the server's event loop; the web page reads the same
-    file with connections of its own (:func:`read_standings`, ...)."""
+    """The ladder's SQLite database: registered bots (name, owner, salted key
+    hash, rating, suspension), games (seats, result, log, decision times, what
+    befell each seat) and the rating after each game. Opened by the server's
+    event loop; the web page reads the same file with connections of its own
+    (:func:`read_standings`, ...)."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
@@ -186,8 +321,14 @@ class LadderStore:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.executescript(_SCHEMA)
+            for table, column, decl in _ADDED_COLUMNS:
+                have = {r[1] for r in self.db.execute(f"PRAGMA table_info({table})")}
+                if column not in have:
+                    self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {decl}")
+            self.db.executescript(_INDEXES)
             if kind is None:
                 self.db.execute("INSERT INTO meta VALUES ('kind', 'kaitaku-ladder')")
+            self._index_names()
         except sqlite3.DatabaseError as exc:
             raise ValueError(f"{str(self.path)!r} is not a ladder database ({exc})") from None
         aborted = self.db.execute(
@@ -197,39 +338,142 @@ class LadderStore:
             log.warning("%d ladder games were running when the server stopped: stored as "
                         "aborted, not rated", aborted)
 
+    def _index_names(self) -> None:
+        """Give every name its look-alike keys (a database from before they were kept)."""
+        missing = self.db.execute(
+            "SELECT name FROM bots WHERE name NOT IN (SELECT name FROM name_keys) "
+            "ORDER BY created").fetchall()
+        for (name,) in missing:
+            for k in name_keys(name):
+                self.db.execute("INSERT OR IGNORE INTO name_keys VALUES (?, ?)", (k, name))
+
     def close(self) -> None:
         self.db.close()
 
+    _BOT_COLUMNS = ("name, owner, mu, sigma, games, wins, forfeits, timeouts, "
+                    "suspended_until, strikes")
+
+    @staticmethod
+    def _bot(r: Sequence[Any]) -> BotRow:
+        return BotRow(str(r[0]), str(r[1] or f"name:{r[0]}"), float(r[2]), float(r[3]),
+                      int(r[4]), int(r[5]), int(r[6]), int(r[7]), float(r[8]), int(r[9]))
+
+    def bot_row(self, name: str) -> BotRow | None:
+        r = self.db.execute(f"SELECT {self._BOT_COLUMNS} FROM bots WHERE name = ?",
+                            (name,)).fetchone()
+        return self._bot(r) if r is not None else None
+
+    def standings(self) -> Standings:
+        """Every bot, in memory (the protocol's standings and matchmaking)."""
+        rows = [self._bot(r) for r in self.db.execute(f"SELECT {self._BOT_COLUMNS} FROM bots")]
+        games = self.db.execute("SELECT COUNT(*) FROM games WHERE status = 'ok'").fetchone()[0]
+        return Standings(rows, int(games))
+
     # -- bots ---------------------------------------------------------------------------
 
-    def register(self, name: str, key: str) -> bool:
-        """Store a new name with its key's hash; False if the name (ignoring
-        case) is taken or the ladder is full."""
+    def register(self, name: str, key: str, owner: str | None = None) -> bool:
+        """Store a new name with its key's hash; False if a name that looks the
+        same is taken, the owner holds NAMES_PER_OWNER names or the ladder is full
+        (:meth:`refusal` says which)."""
         salt = os.urandom(SALT_BYTES)
-        return self.add(name, salt, hash_key(key, salt))
+        return self.add(name, salt, hash_key(key, salt), owner) is not None
 
-    def add(self, name: str, salt: bytes, hashed: bytes) -> bool:
-        """:meth:`register` with the hash made already (by a worker thread)."""
-        count = self.db.execute("SELECT COUNT(*) FROM bots").fetchone()[0]
-        if count >= MAX_BOTS or self.taken(name):
-            return False
+    def refusal(self, name: str, owner: str | None = None) -> str | None:
+        """Why ``name`` cannot be registered by ``owner`` now (None: it can). A
+        full ladder first forgets its expired names (NAME_EXPIRY_DAYS)."""
+        keys = name_keys(name)
+        if not keys or not "".join(keys).strip():
+            return "a name needs a printable character"
+        marks = ",".join("?" * len(keys))
+        like = self.db.execute(f"SELECT name FROM name_keys WHERE key IN ({marks}) LIMIT 1",
+                               tuple(keys)).fetchone()
+        if like is not None:
+            same = "" if like[0] == name else f" (as {like[0]!r}, which looks the same)"
+            return f"the name {name!r} is taken{same}"
+        if owner is not None:
+            held = self.db.execute("SELECT COUNT(*) FROM bots WHERE owner = ?",
+                                   (owner,)).fetchone()[0]
+            if held >= NAMES_PER_OWNER:
+                return (f"one owner (registration address) holds at most {NAMES_PER_OWNER} "
+                        "names")
+        if self.count() >= MAX_BOTS:
+            self.expire()
+            if self.count() >= MAX_BOTS:
+                return (f"the ladder is full ({MAX_BOTS} names); names that played no game "
+                        f"for {NAME_EXPIRY_DAYS:g} days make room")
+        return None
+
+    def count(self) -> int:
+        return int(self.db.execute("SELECT COUNT(*) FROM bots").fetchone()[0])
+
+    def expire(self, now: float | None = None) -> list[str]:
+        """Forget the names that never played and were not seen for NAME_EXPIRY_DAYS."""
+        cutoff = (time.time() if now is None else now) - NAME_EXPIRY_DAYS * 86400
+        gone = [r[0] for r in self.db.execute(
+            "SELECT name FROM bots WHERE games = 0 AND COALESCE(last_seen, created) < ?",
+            (cutoff,))]
+        for name in gone:
+            self.db.execute("DELETE FROM bots WHERE name = ?", (name,))
+            self.db.execute("DELETE FROM name_keys WHERE name = ?", (name,))
+        if gone:
+            log.info("ladder: %d unused names expired", len(gone))
+        return gone
+
+    def add(self, name: str, salt: bytes, hashed: bytes,
+            owner: str | None = None) -> BotRow | None:
+        """:meth:`register` with the hash made already; the new bot, or None.
+
+        A new name starts from the prior (mu, sigma), except that its mu is at
+        most the lowest mu among its owner's rated names: a fresh name does not
+        wash out its owner's rating."""
+        if self.refusal(name, owner) is not None:
+            return None
+        owner = owner or f"name:{name}"
         mu, sigma = prior()
+        low = self.db.execute("SELECT MIN(mu) FROM bots WHERE owner = ? AND games > 0",
+                              (owner,)).fetchone()[0]
+        if low is not None:
+            mu = min(mu, float(low))
+        now = time.time()
+        self.db.execute("BEGIN")
         try:
+            keys = name_keys(name)
             self.db.execute(
-                "INSERT INTO bots (name, folded, salt, hash, created, mu, sigma) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (name, name.casefold(), salt, hashed, time.time(), mu, sigma))
+                "INSERT INTO bots (name, folded, salt, hash, created, mu, sigma, kdf, owner, "
+                "last_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (name, min(keys), salt, hashed, now, mu, sigma, KEY_HASH, owner, now))
+            for k in keys:
+                self.db.execute("INSERT INTO name_keys VALUES (?, ?)", (k, name))
+            self.db.execute("COMMIT")
         except sqlite3.IntegrityError:
-            return False
-        return True
+            self.db.execute("ROLLBACK")
+            return None
+        return BotRow(name, owner, mu, sigma)
 
     def taken(self, name: str) -> bool:
-        return self.db.execute("SELECT 1 FROM bots WHERE folded = ?",
-                               (name.casefold(),)).fetchone() is not None
+        keys = name_keys(name)
+        marks = ",".join("?" * len(keys))
+        return self.db.execute(f"SELECT 1 FROM name_keys WHERE key IN ({marks})",
+                               tuple(keys)).fetchone() is not None
 
-    def credentials(self, name: str) -> tuple[bytes, bytes] | None:
-        row = self.db.execute("SELECT salt, hash FROM bots WHERE name = ?", (name,)).fetchone()
-        return (bytes(row[0]), bytes(row[1])) if row else None
+    def credentials(self, name: str) -> tuple[bytes, bytes, str] | None:
+        """(salt, stored hash, how it was hashed) of a registered name."""
+        row = self.db.execute("SELECT salt, hash, kdf FROM bots WHERE name = ?",
+                              (name,)).fetchone()
+        return (bytes(row[0]), bytes(row[1]), str(row[2])) if row else None
+
+    def rehash(self, name: str, key: str) -> None:
+        """Store a (checked) key again as HMAC-SHA256 (an older database's scrypt hash)."""
+        salt = os.urandom(SALT_BYTES)
+        self.db.execute("UPDATE bots SET salt = ?, hash = ?, kdf = ? WHERE name = ?",
+                        (salt, hash_key(key, salt), KEY_HASH, name))
+
+    def seen(self, name: str) -> None:
+        self.db.execute("UPDATE bots SET last_seen = ? WHERE name = ?", (time.time(), name))
+
+    def suspend(self, name: str, until: float, strikes: int) -> None:
+        self.db.execute("UPDATE bots SET suspended_until = ?, strikes = ? WHERE name = ?",
+                        (until, strikes, name))
 
     def rating(self, name: str) -> tuple[float, float]:
         row = self.db.execute("SELECT mu, sigma FROM bots WHERE name = ?", (name,)).fetchone()
@@ -253,7 +497,8 @@ class LadderStore:
     def finish_game(self, game: int, seats: Sequence[str], winner: int | None,
                     vp: Sequence[int], forfeits: Sequence[int], timeouts: Sequence[int],
                     turns: int, decisions: int, times: Sequence[Sequence[float]],
-                    log_json: str) -> list[tuple[float, float]]:
+                    log_json: str, events: Sequence[Sequence[str]] = ()
+                    ) -> list[tuple[float, float]]:
         """Store a finished game and rate it (one transaction); the seats' new
         (mu, sigma)."""
         ranks = rank_seats(vp, winner, forfeits)
@@ -262,11 +507,12 @@ class LadderStore:
         try:
             self.db.execute(
                 "UPDATE games SET status = 'ok', winner = ?, vp = ?, ranks = ?, forfeits = ?, "
-                "timeouts = ?, turns = ?, decisions = ?, finished = ?, times = ?, log = ? "
-                "WHERE id = ?",
+                "timeouts = ?, turns = ?, decisions = ?, finished = ?, times = ?, log = ?, "
+                "events = ? WHERE id = ?",
                 (winner, json.dumps(list(vp)), json.dumps(ranks), json.dumps(list(forfeits)),
                  json.dumps(list(timeouts)), turns, decisions, time.time(),
-                 json.dumps([list(t) for t in times]), log_json, game))
+                 json.dumps([list(t) for t in times]), log_json,
+                 json.dumps([list(e) for e in events]), game))
             for q, (name, (mu, sigma)) in enumerate(zip(seats, new, strict=True)):
                 self.db.execute(
                     "UPDATE bots SET mu = ?, sigma = ?, games = games + 1, wins = wins + ?, "
@@ -291,35 +537,61 @@ def open_read_only(path: str | os.PathLike[str]) -> sqlite3.Connection:
     return sqlite3.connect(uri, uri=True)
 
 
+class Unreadable(ValueError):
+    """A row of the ladder's database that cannot be read (damaged, or not a ladder's)."""
+
+
+def _json(text: Any, what: str) -> Any:
+    """A JSON column's value; :class:`Unreadable` for anything that is not JSON
+    (nested too deep included)."""
+    if text is None:
+        return None
+    if not isinstance(text, str | bytes):
+        raise Unreadable(f"the {what} cannot be read (not text)")
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError, MemoryError):
+        raise Unreadable(f"the {what} cannot be read (damaged)") from None
+
+
 def read_standings(conn: sqlite3.Connection, offset: int = 0,
                    limit: int = MAX_PAGE) -> tuple[list[dict[str, Any]], int, int]:
-    """(entries best first, how many bots, how many games rated)."""
+    """(entries best first, how many bots, how many games rated), from the
+    database's indexes (the ordinal index, the games' status index)."""
     rows = conn.execute(
         "SELECT name, mu, sigma, games, wins, forfeits, timeouts FROM bots "
         "ORDER BY mu - 3 * sigma DESC, name LIMIT ? OFFSET ?", (limit, offset)).fetchall()
     total = conn.execute("SELECT COUNT(*) FROM bots").fetchone()[0]
     games = conn.execute("SELECT COUNT(*) FROM games WHERE status = 'ok'").fetchone()[0]
-    out = [{"rank": offset + i + 1, "name": r[0], "mu": round(r[1], 4),
-            "sigma": round(r[2], 4), "ordinal": round(r[1] - 3 * r[2], 4), "games": r[3],
-            "wins": r[4], "forfeits": r[5], "timeouts": r[6]} for i, r in enumerate(rows)]
+    out = [{"rank": offset + i + 1, "name": clean_text(str(r[0]), MAX_NAME * 4),
+            "mu": round(float(r[1]), 4), "sigma": round(float(r[2]), 4),
+            "ordinal": round(float(r[1]) - 3 * float(r[2]), 4),
+            "games": int(r[3]), "wins": int(r[4]), "forfeits": int(r[5]),
+            "timeouts": int(r[6])} for i, r in enumerate(rows)]
     return out, int(total), int(games)
+
+
+HISTORY_POINTS = 500
+"""Ratings per bot in :func:`read_history` (its latest games)."""
 
 
 def read_history(conn: sqlite3.Connection, names: Sequence[str]
                  ) -> dict[str, list[tuple[int, float, float]]]:
-    """Each bot's rating after each of its rated games, by the ladder's game
-    count: (games rated on the ladder by then - 1, mu, sigma); the prior first."""
+    """Each bot's rating after each of its latest HISTORY_POINTS rated games, by
+    the ladder's game number: (game id - 1, mu, sigma); the prior first."""
     mu0, sigma0 = prior()
-    out: dict[str, list[tuple[int, float, float]]] = {n: [(-1, mu0, sigma0)] for n in names}
-    order = {gid: i for i, (gid,) in enumerate(conn.execute(
-        "SELECT id FROM games WHERE status = 'ok' ORDER BY finished, id"))}
-    wanted = set(names)
-    for gid, name, mu, sigma in conn.execute("SELECT game, name, mu, sigma FROM ratings"):
-        if name in wanted and gid in order:
-            out[name].append((order[gid], float(mu), float(sigma)))
-    for series in out.values():
-        series.sort()
+    out: dict[str, list[tuple[int, float, float]]] = {}
+    for name in names:
+        rows = conn.execute("SELECT game, mu, sigma FROM ratings WHERE name = ? "
+                            "ORDER BY game DESC LIMIT ?", (name, HISTORY_POINTS)).fetchall()
+        out[name] = [(-1, mu0, sigma0)] + sorted((int(g) - 1, float(mu), float(sg))
+                                                 for g, mu, sg in rows)
     return out
+
+
+def last_game(conn: sqlite3.Connection) -> int:
+    """The highest game number (0: none yet)."""
+    return int(conn.execute("SELECT COALESCE(MAX(id), 0) FROM games").fetchone()[0])
 
 
 @dataclass(slots=True)
@@ -343,38 +615,76 @@ class LadderGame:
     started: float
     finished: float | None
     times: list[list[float]] = field(default_factory=list)
+    events: list[list[str]] = field(default_factory=list)
+    """Per seat: what the server saw befall it (timeouts, refused actions,
+    disconnections, its forfeit and why)."""
 
 
 _GAME_COLUMNS = ("id, match, rotation, rotations, table_id, seed, seats, status, error, winner, "
-                 "vp, ranks, forfeits, timeouts, turns, decisions, started, finished, times")
+                 "vp, ranks, forfeits, timeouts, turns, decisions, started, finished, times, "
+                 "events")
 
 
 def _game(r: Sequence[Any]) -> LadderGame:
-    def arr(v: Any) -> list[Any]:
-        out = json.loads(v) if isinstance(v, str) else []
+    """A games row; :class:`Unreadable` if it is damaged."""
+    def arr(v: Any, what: str) -> list[Any]:
+        out = _json(v, what)
         return out if isinstance(out, list) else []
 
-    return LadderGame(int(r[0]), int(r[1]), int(r[2]), int(r[3]), str(r[4]), int(r[5]),
-                      [str(n) for n in arr(r[6])], str(r[7]), r[8], r[9], arr(r[10]),
-                      arr(r[11]), arr(r[12]), arr(r[13]), int(r[14] or 0), int(r[15] or 0),
-                      float(r[16]), r[17], arr(r[18]))
+    def ints(v: Any, what: str) -> list[int]:
+        return [x for x in arr(v, what) if type(x) is int]
+
+    def nested(v: Any, what: str, kind: Any) -> list[list[Any]]:
+        return [[x for x in seat if isinstance(x, kind) and not isinstance(x, bool)]
+                if isinstance(seat, list) else [] for seat in arr(v, what)]
+
+    try:
+        return LadderGame(
+            int(r[0]), int(r[1]), int(r[2]), int(r[3]), str(r[4]), int(r[5]),
+            [clean_text(str(n), MAX_NAME * 4) for n in arr(r[6], "seats")],
+            clean_text(str(r[7]), 40), None if r[8] is None else clean_text(str(r[8]), 300),
+            r[9] if type(r[9]) is int else None, ints(r[10], "points"),
+            ints(r[11], "ranks"), ints(r[12], "forfeits"), ints(r[13], "timeouts"),
+            int(r[14] or 0), int(r[15] or 0), float(r[16]),
+            float(r[17]) if isinstance(r[17], int | float) else None,
+            nested(r[18], "decision times", int | float),
+            [[clean_text(e, 300) for e in seat] for seat in nested(r[19], "seat events", str)])
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise Unreadable(f"the game's row cannot be read ({exc})") from None
 
 
 def read_games(conn: sqlite3.Connection, limit: int = 50) -> list[LadderGame]:
-    """The most recent games, newest first."""
+    """The most recent games, newest first (damaged rows left out)."""
     rows = conn.execute(f"SELECT {_GAME_COLUMNS} FROM games ORDER BY id DESC LIMIT ?",
                         (limit,)).fetchall()
-    return [_game(r) for r in rows]
+    out = []
+    for r in rows:
+        with contextlib.suppress(Unreadable):
+            out.append(_game(r))
+    return out
 
 
-def read_game(conn: sqlite3.Connection, game_id: int) -> tuple[LadderGame, GameLog | None]:
-    """One game and its log (None while it runs, or if it was aborted)."""
-    row = conn.execute(f"SELECT {_GAME_COLUMNS}, log FROM games WHERE id = ?",
-                       (game_id,)).fetchone()
+def read_game(conn: sqlite3.Connection, game_id: int, with_log: bool = True
+              ) -> tuple[LadderGame, GameLog | None]:
+    """One game and its log (None while it runs, if it was aborted, or without
+    ``with_log``). KeyError: no such game; :class:`Unreadable`: its row or log
+    is damaged."""
+    row = conn.execute(f"SELECT {_GAME_COLUMNS}{', log' if with_log else ''} FROM games "
+                       "WHERE id = ?", (game_id,)).fetchone()
     if row is None:
         raise KeyError(f"no ladder game {game_id}")
-    log_text = row[-1]
-    return _game(row), (GameLog.from_dict(json.loads(log_text)) if log_text else None)
+    return _game(row), read_log(row[-1]) if with_log else None
+
+
+def read_log(text: Any) -> GameLog | None:
+    """A stored log (``GameLog.to_dict()`` as JSON); :class:`Unreadable` if damaged."""
+    data = _json(text, "game's log")
+    if data is None:
+        return None
+    try:
+        return GameLog.from_dict(data)
+    except (RulesError, KeyError, TypeError, ValueError, RecursionError) as exc:
+        raise Unreadable(f"the game's log cannot be read ({str(exc)[:200]})") from None
 
 
 def read_decision_times(conn: sqlite3.Connection, names: Sequence[str],
@@ -385,13 +695,16 @@ def read_decision_times(conn: sqlite3.Connection, names: Sequence[str],
             "SELECT seats, times FROM games WHERE status = 'ok' ORDER BY id DESC LIMIT ?",
             (games,)):
         try:
-            names_at = json.loads(seats)
-            per_seat = json.loads(times or "[]")
-        except ValueError:
+            names_at = _json(seats, "seats")
+            per_seat = _json(times or "[]", "decision times")
+        except Unreadable:
+            continue
+        if not isinstance(names_at, list) or not isinstance(per_seat, list):
             continue
         for name, ts in zip(names_at, per_seat, strict=False):
-            if name in out and isinstance(ts, list):
-                out[name].extend(float(t) / 1000 for t in ts if isinstance(t, int | float))
+            if isinstance(name, str) and name in out and isinstance(ts, list):
+                out[name].extend(float(t) / 1000 for t in ts
+                                 if isinstance(t, int | float) and not isinstance(t, bool))
     return out
 
 
@@ -405,6 +718,8 @@ class _Ready:
     name: str
     session: Session
     remaining: int
+    since: float = 0.0
+    """When it (last) began to wait (the event loop's clock)."""
     match: _Match | None = None
 
 
@@ -429,19 +744,67 @@ class _Bucket:
     def __init__(self, rate: int, per: float) -> None:
         self.rate = rate
         self.per = per
-        self.events: dict[str, deque[float]] = {}
+        self.events: dict[Any, deque[float]] = {}
 
-    def allow(self, key: str, now: float) -> bool:
+    def allow(self, key: Any, now: float) -> bool:
         q = self.events.setdefault(key, deque())
         while q and q[0] <= now - self.per:
             q.popleft()
-        if len(self.events) > 10_000:  # forget idle addresses
+        if len(self.events) > 10_000:  # forget idle keys
             for k in [k for k, v in self.events.items() if not v and k != key]:
                 del self.events[k]
         if len(q) >= self.rate:
             return False
         q.append(now)
         return True
+
+    def forget(self, key: Any) -> None:
+        self.events.pop(key, None)
+
+
+def pick_table(idle: Sequence[tuple[str, str, float, float, float]], players: int,
+               width: float = MATCH_WIDTH, widen: float = MATCH_WIDEN
+               ) -> list[int] | None:
+    """The ladder's matchmaking rule: a table for the first waiting bot that has
+    one. ``idle``: (name, owner, mu, sigma, seconds waited) of each waiting bot,
+    the longest-waiting first. Each bot's *reach* is ``width`` times its sigma
+    plus ``widen`` per second it has waited; two bots may share a table when
+    their mu differ by at most the sum of their reaches (a new bot, whose sigma
+    is large, meets many; settled bots meet near equals; anyone's reach grows
+    while it waits) and their owners differ. The anchor (the longest-waiting
+    bot that can be seated) takes the nearest in mu that fit with every bot
+    chosen so far. The chosen indexes into ``idle`` (the anchor first), or
+    None when no table can be made now."""
+    reach = [width * sg + widen * waited for _, _, _, sg, waited in idle]
+    farthest = max(reach, default=0.0)
+    order = sorted(range(len(idle)), key=lambda i: (idle[i][2], i))
+    where = {i: k for k, i in enumerate(order)}
+    for a, (_, owner_a, mu_a, _, _) in enumerate(idle):
+        chosen = [a]
+        owners = {owner_a}
+        lo = hi = where[a]
+        limit = reach[a] + farthest  # nobody farther in mu can fit with the anchor
+        while len(chosen) < players:
+            left = order[lo - 1] if lo > 0 else None
+            right = order[hi + 1] if hi + 1 < len(order) else None
+            if left is None and right is None:
+                break
+            if right is None or (left is not None
+                                 and mu_a - idle[left][2] <= idle[right][2] - mu_a):
+                b, lo = left, lo - 1
+            else:
+                b, hi = right, hi + 1
+            assert b is not None
+            if abs(idle[b][2] - mu_a) > limit:
+                break  # the nearest left is out of reach: so is everyone farther
+            if idle[b][1] in owners:
+                continue
+            if all(abs(idle[b][2] - idle[c][2]) <= reach[b] + reach[c] for c in chosen):
+                chosen.append(b)
+                owners.add(idle[b][1])
+        if len(chosen) == players:
+            return chosen
+    return None
 
 
 class Ladder:
@@ -452,6 +815,7 @@ class Ladder:
     def __init__(self, db: str | os.PathLike[str], config: LadderConfig | None = None) -> None:
         self.config = config or LadderConfig()
         self.store = LadderStore(db)
+        self.standings = self.store.standings()
         self.server: Any = None
         self.ready: dict[str, _Ready] = {}
         self.queue: list[str] = []
@@ -464,10 +828,13 @@ class Ladder:
                      else random.SystemRandom())
         self._attempts = _Bucket(ATTEMPTS_PER_MINUTE, 60.0)
         self._registrations = _Bucket(REGISTRATIONS_PER_HOUR, 3600.0)
+        self._standings_asked = _Bucket(STANDINGS_PER_SECOND, 1.0)
+        self._legacy = ThreadPoolExecutor(1, thread_name_prefix="kaitaku-ladder-scrypt")
+        """Checks of older databases' scrypt hashes: one at a time, away from the
+        event loop and from the default executor."""
+        self._legacy_busy: set[str] = set()
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._pages: dict[tuple[int, int], tuple[float, Any]] = {}
-        """Standings pages read lately (a client cannot make the ladder query its
-        database more than once a STANDINGS_FRESH per page)."""
+        self._retry: asyncio.TimerHandle | None = None
         self.on_game: Callable[[int], None] | None = None
         """Called with a game's id when it has been stored and rated (tests, logs)."""
 
@@ -486,11 +853,15 @@ class Ladder:
         if kind == "ladder_standings":
             self._standings(sess, msg)
         elif kind == "ladder_register":
-            self._spawn(self._register(sess, msg), sess, kind)
+            try:
+                self._register(sess, msg)
+            except Exception:
+                self._failed(sess, kind)
         elif kind == "ladder_ready":
             self._spawn(self._ready(sess, msg), sess, kind)
 
     def forget(self, sess: Session) -> None:
+        self._standings_asked.forget(sess)
         name = self.by_session.pop(sess, None)
         if name is None:
             return
@@ -502,6 +873,7 @@ class Ladder:
             self.queue.remove(name)
         m = entry.match
         if m is not None and m.table is not None and m.table.status == "waiting":
+            self._suspend(name, "it left before its table's game started")
             self._abort(m, f"{name} left before the game started")
         log.info("ladder: %s left", name)
 
@@ -510,9 +882,19 @@ class Ladder:
             if m.game is not None:
                 self.store.abort_game(m.game, "the server stopped during the game")
         self.matches.clear()
+        if self._retry is not None:
+            self._retry.cancel()
         for t in list(self._tasks):
             t.cancel()
+        self._legacy.shutdown(wait=False, cancel_futures=True)
         self.store.close()
+
+    @staticmethod
+    def _failed(sess: Session, kind: str) -> None:
+        """The answer to ``sess``'s ``kind`` message failed: logged once, and
+        answered with ``internal_error`` (the client never waits for ever)."""
+        log.exception("ladder: the answer to %s failed", kind)
+        sess.error("internal_error", f"the ladder failed on {kind}")
 
     def _spawn(self, coro: Any, sess: Session, kind: str) -> None:
         """Run the answer to ``sess``'s ``kind`` message; a failure is logged once
@@ -524,8 +906,7 @@ class Ladder:
             except asyncio.CancelledError:
                 raise
             except Exception:
-                log.exception("ladder: the answer to %s failed", kind)
-                sess.error("internal_error", f"the ladder failed on {kind}")
+                self._failed(sess, kind)
 
         task = asyncio.ensure_future(answer())
         self._tasks.add(task)
@@ -534,21 +915,20 @@ class Ladder:
     # -- messages -----------------------------------------------------------------------
 
     def _standings(self, sess: Session, msg: dict[str, Any]) -> None:
+        """One page of the standings, from memory (a slice of the ordered index);
+        at most STANDINGS_PER_SECOND a connection."""
+        if not self._standings_asked.allow(sess, time.monotonic()):
+            sess.error("rate_limited", f"at most {STANDINGS_PER_SECOND} standings a second "
+                                       "on one connection")
+            return
         offset = max(0, msg.get("offset") or 0)
         limit = min(MAX_PAGE, max(1, msg.get("limit") or MAX_PAGE))
-        now = time.monotonic()
-        cached = self._pages.get((offset, limit))
-        if cached is None or now - cached[0] > STANDINGS_FRESH:
-            if len(self._pages) > 64:
-                self._pages.clear()
-            cached = self._pages[(offset, limit)] = (now, read_standings(self.store.db,
-                                                                         offset, limit))
-        entries, total, games = cached[1]
+        st = self.standings
         sess.send({"type": "ladder", "entries": [
-            {**e, "ready": e["name"] in self.ready} for e in entries], "total": total,
-            "offset": offset, "games": games})
+            {**e, "ready": e["name"] in self.ready} for e in st.page(offset, limit)],
+            "total": len(st), "offset": offset, "games": st.games})
 
-    async def _register(self, sess: Session, msg: dict[str, Any]) -> None:
+    def _register(self, sess: Session, msg: dict[str, Any]) -> None:
         if not self.config.open_registration:
             sess.error("name_taken", "registration is closed on this ladder: ask its "
                                      "organiser for a name and key")
@@ -561,17 +941,38 @@ class Ladder:
             sess.error("name_taken", f"at most {REGISTRATIONS_PER_HOUR} names may be "
                                      "registered from one address an hour")
             return
-        if self.store.taken(name):
-            sess.error("name_taken", f"the name {name!r} is taken (names ignore case)")
-            return
+        owner = owner_of(sess.address)
+        why = self.store.refusal(name, owner)
         key, salt = new_key(), os.urandom(SALT_BYTES)
-        hashed = await asyncio.to_thread(hash_key, key, salt)  # scrypt: off the loop
-        if not self.store.add(name, salt, hashed):
-            sess.error("name_taken", f"the name {name!r} is taken (names ignore case)")
+        row = self.store.add(name, salt, hash_key(key, salt), owner) if why is None else None
+        if row is None:
+            sess.error("name_taken", why or f"the name {name!r} is taken")
             return
-        self._pages.clear()
+        self.standings.put(row)
         sess.log(logging.INFO, "ladder: registered %r", name)
         sess.send({"type": "ladder_registered", "name": name, "key": key})
+
+    async def _check(self, name: str, key: str) -> bool | None:
+        """Whether ``key`` is ``name``'s (microseconds; an older database's scrypt
+        hash in the one legacy worker, at most one check per name at a time:
+        None while another check of the name runs)."""
+        creds = self.store.credentials(name)
+        if creds is None:
+            return False
+        salt, stored, kdf = creds
+        if kdf == KEY_HASH:
+            return key_matches(key, salt, stored)
+        if name in self._legacy_busy:
+            return None
+        self._legacy_busy.add(name)
+        try:
+            ok = await asyncio.get_running_loop().run_in_executor(
+                self._legacy, key_matches, key, salt, stored, kdf)
+        finally:
+            self._legacy_busy.discard(name)
+        if ok:
+            self.store.rehash(name, key)
+        return ok
 
     async def _ready(self, sess: Session, msg: dict[str, Any]) -> None:
         if sess in self.by_session:
@@ -586,9 +987,12 @@ class Ladder:
             sess.error("bad_key", f"more than {ATTEMPTS_PER_MINUTE} attempts a minute from "
                                   "your address; wait")
             return
-        creds = self.store.credentials(name)
-        ok = creds is not None and await asyncio.to_thread(key_matches, msg["key"], *creds)
+        ok = await self._check(name, msg["key"])
         if sess.closed:
+            return
+        if ok is None:
+            sess.error("bad_key", f"the key of {name!r} is being checked for another "
+                                  "connection; try again in a second")
             return
         if not ok:
             sess.log(logging.INFO, "ladder: refused %r (unknown name or wrong key)", name)
@@ -600,13 +1004,53 @@ class Ladder:
         if sess in self.by_session:
             sess.error("ladder_busy", "this connection is on the ladder already")
             return
+        row = self.standings.get(name)
+        if row is None:  # registered in the database by the organiser meanwhile
+            row = self.store.bot_row(name)
+            if row is not None:
+                self.standings.put(row)
+        wait = (row.suspended_until - time.time()) if row is not None else 0.0
+        if wait > 0:
+            sess.error("ladder_busy", f"{name!r} is suspended for {wait:.0f} s more after "
+                                      f"{row.strikes if row else 1} forfeit(s) in a row")
+            return
+        self.store.seen(name)
         sess.name = name  # its seats show the registered name
-        self.ready[name] = _Ready(name, sess, games)
+        self.ready[name] = _Ready(name, sess, games, asyncio.get_running_loop().time())
         self.by_session[sess] = name
         self.queue.append(name)
         sess.send({"type": "ladder_queued", "games": games, "name": name})
         sess.log(logging.INFO, "ladder: %r ready for %d games", name, games)
         self._match()
+
+    # -- forfeits -----------------------------------------------------------------------
+
+    def _suspend(self, name: str, why: str) -> None:
+        """``name`` stalled a table: off the queue, and kept off the ladder for
+        SUSPENSION seconds (doubled for each forfeit in a row)."""
+        row = self.standings.get(name)
+        strikes = (row.strikes if row is not None else 0) + 1
+        seconds = min(MAX_SUSPENSION, SUSPENSION * 2 ** min(strikes - 1, 20))
+        until = time.time() + seconds
+        self.store.suspend(name, until, strikes)
+        if row is not None:
+            row.suspended_until, row.strikes = until, strikes
+        log.info("ladder: %s suspended for %g s (%s)", name, seconds, why)
+        e = self.ready.get(name)
+        if e is None:
+            return
+        e.remaining = 0
+        with contextlib.suppress(ValueError):
+            self.queue.remove(name)
+        if not e.session.closed:
+            e.session.error("ladder_busy", f"{name!r} is suspended for {seconds:.0f} s: {why}")
+
+    def _cleared(self, name: str) -> None:
+        """``name`` played a game to the end without a forfeit."""
+        row = self.standings.get(name)
+        if row is not None and row.strikes:
+            row.strikes = 0
+            self.store.suspend(name, row.suspended_until, 0)
 
     # -- matchmaking --------------------------------------------------------------------
 
@@ -620,13 +1064,30 @@ class Ladder:
         return out
 
     def _match(self) -> None:
-        """Seat waiting bots, the longest-waiting first, while a table fills."""
+        """Seat waiting bots by :func:`pick_table` while tables can be made; try
+        again in MATCH_RETRY seconds while some wait that could not be seated."""
         if self.server is None:
             return
+        if self._retry is not None:
+            self._retry.cancel()
+            self._retry = None
         p = self.config.players
+        loop = asyncio.get_running_loop()
+        now = loop.time()
         idle = self._idle()
         while len(idle) >= p:
-            group, idle = idle[:p], idle[p:]
+            facts = []
+            for e in idle:
+                row = self.standings.get(e.name)
+                mu, sigma = (row.mu, row.sigma) if row is not None else prior()
+                facts.append((e.name, row.owner if row is not None else e.name, mu, sigma,
+                              now - e.since))
+            chosen = pick_table(facts, p)
+            if chosen is None:
+                self._retry = loop.call_later(MATCH_RETRY, self._match)
+                return
+            group = [idle[i] for i in chosen]
+            idle = [e for i, e in enumerate(idle) if i not in chosen]
             for e in group:  # to the back of the queue
                 self.queue.remove(e.name)
                 self.queue.append(e.name)
@@ -684,10 +1145,22 @@ class Ladder:
         forfeits = [q for q, s in enumerate(table.seats) if s.forfeited]
         timeouts = [s.clock.timeouts if s.clock is not None else 0 for s in table.seats]
         vp = [game.total_vp(q) for q in range(game.settings.players)]
-        self.store.finish_game(m.game, m.seating, game.winner, vp, forfeits, timeouts,
-                               game.turn, len(game.log or ()),
-                               [s.decisions for s in table.seats],
-                               json.dumps(GameLog.of(game).to_dict()))
+        new = self.store.finish_game(m.game, m.seating, game.winner, vp, forfeits, timeouts,
+                                     game.turn, len(game.log or ()),
+                                     [s.decisions for s in table.seats],
+                                     json.dumps(GameLog.of(game).to_dict()),
+                                     [s.events for s in table.seats])
+        st = self.standings
+        st.games += 1
+        for q, (name, (mu, sigma)) in enumerate(zip(m.seating, new, strict=True)):
+            row = st.get(name)
+            if row is None:
+                continue
+            row.games += 1
+            row.wins += int(game.winner == q and q not in forfeits)
+            row.forfeits += int(q in forfeits)
+            row.timeouts += timeouts[q]
+            st.rerate(name, mu, sigma)
         log.info("ladder: game %d over: %s", m.game, ", ".join(
             f"{n} {v}{' (forfeit)' if q in forfeits else ''}"
             for q, (n, v) in enumerate(zip(m.seating, vp, strict=True))))
@@ -698,13 +1171,21 @@ class Ladder:
         for seat in table.seats:
             if seat.session is not None:
                 self.server.release(seat.session)
-        for name in m.seating:
+        for q, name in enumerate(m.seating):
+            if q in forfeits:
+                self._suspend(name, f"it forfeited game {done_game} "
+                                    f"({'; '.join(table.seats[q].events[-1:]) or 'forfeit'})")
+            else:
+                self._cleared(name)
             e = self.ready.get(name)
             if e is None:
                 continue
-            e.remaining -= 1
-            e.session.send({"type": "ladder_queued", "games": e.remaining, "name": name})
-        self._pages.clear()
+            e.remaining = max(0, e.remaining - 1)
+            e.since = asyncio.get_running_loop().time()
+            if not e.session.closed:
+                e.session.send({"type": "ladder_queued", "games": e.remaining, "name": name})
+        if forfeits:
+            m.rotations = m.played  # a set with a forfeit stops: nobody stalls twice
         if self.on_game is not None:
             self.on_game(done_game)
         loop = asyncio.get_running_loop()

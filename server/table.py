@@ -114,6 +114,8 @@ SEQ_MEMORY = 64
 """How many recent action results per seat are kept to answer repeats."""
 MAX_LEGAL = 1000
 """Most actions listed in one ``legal`` message (only huge discards have more)."""
+SEAT_EVENTS = 50
+"""Events kept per seat (``Seat.events``); later ones are counted as one line."""
 
 
 def _compositions(hand: tuple[int, ...], k: int) -> list[list[int]]:
@@ -222,6 +224,7 @@ class Seat(Generic[M]):
     clock: SeatClock | None = None  # the seat's chess-clock bank (tables with a clock)
     decisions: list[float] = field(default_factory=list)  # µs (Table.record_decisions)
     forfeited: bool = False  # a stand-in plays the seat to the end; the game is a forfeit
+    events: list[str] = field(default_factory=list)  # what befell it (record_decisions)
 
     def summary(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -305,7 +308,9 @@ class Table(Generic[M]):
         duplicate match's streams, :mod:`league.duplicate`); None: the game's RNG."""
         self.record_decisions = False
         """Keep each seat's decision times (``Seat.decisions``, µs: from the
-        ``legal`` that asked to the action's arrival), e.g. for a league."""
+        ``legal`` that asked to the action's arrival), e.g. for a league, and
+        what befell each seat (``Seat.events``: timeouts, refused actions,
+        disconnections, its forfeit and why; at most SEAT_EVENTS each)."""
         self.grace: float | None = None
         """Seconds a dropped seat waits before a stand-in plays it (None: GRACE)."""
         self.stand_in_pace: float | None = None
@@ -498,6 +503,8 @@ class Table(Generic[M]):
         seat.name = session.name
         seat.epoch += 1
         seat.timeouts = 0
+        if self.status == "playing":
+            self.note(i, "reconnected")
         if seat.auto and not seat.forfeited:
             self._set_auto(i, False, "player back")
         if seat.kind == "empty":
@@ -531,6 +538,7 @@ class Table(Generic[M]):
                     seat.name = ""
                 elif self.status == "playing":
                     seat.epoch += 1
+                    self.note(i, "disconnected")
                     self.submit("dropped", (i, seat.epoch))
                     asyncio.get_running_loop().call_later(
                         GRACE if self.grace is None else self.grace,
@@ -707,6 +715,7 @@ class Table(Generic[M]):
             action = action_from_dict(msg["action"])
             events = await self._apply(seat, action, seq)
         except RulesError as exc:
+            self.note(seat, f"action refused: {exc.code}: {exc}"[:200])
             self._reply(seat, sess, result(seq, exc.code, str(exc)))
             return
         sess = s.session  # it may have changed while the row was committed
@@ -884,6 +893,7 @@ class Table(Generic[M]):
         seat.deadline = None
         seat.asked = None
         log.info("table %s: seat %d forfeits (%s)", self.id, i, why)
+        self.note(i, f"forfeited ({why})")
         if seat.session is not None:
             seat.session.send({"type": "error", "code": "forfeited",
                                "message": f"your seat forfeited this game ({why}); a "
@@ -893,6 +903,15 @@ class Table(Generic[M]):
         else:
             self._set_auto(i, True, why)
         self._schedule()
+
+    def note(self, i: int, what: str) -> None:
+        """Add ``what`` to seat ``i``'s events (tables that record decisions)."""
+        seat = self.seats[i]
+        if not self.record_decisions or len(seat.events) > SEAT_EVENTS:
+            return
+        turn = self.game.turn if self.game is not None else 0
+        seat.events.append(f"turn {turn}: {what}" if len(seat.events) < SEAT_EVENTS
+                           else "(more events not kept)")
 
     def _timer_ms(self, i: int) -> int | None:
         """Milliseconds left for seat ``i``'s pending decision (None: no timer)."""
@@ -920,6 +939,7 @@ class Table(Generic[M]):
             if not await self._server_act(i, default_action(game, i, self.rng), "timeout"):
                 return  # not saved: the table is paused; the timer restarts on resume
             seat.timeouts += 1
+            self.note(i, "timed out: the default action was played")
             if clock is not None:
                 if clock.forfeited:
                     self._forfeit(i, f"{clock.timeouts} timeouts")

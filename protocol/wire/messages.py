@@ -299,8 +299,10 @@ ERROR_CODES: dict[str, str] = {
                  "grace on a clocked table): a built-in bot plays it to the end",
     "no_ladder": "this server runs no ladder",
     "bad_key": "ladder: unknown name or wrong key (or too many attempts from your address)",
-    "name_taken": "ladder: that name is registered already (or registration is closed)",
-    "ladder_busy": "ladder: that bot is connected and ready already (one connection per bot)",
+    "name_taken": "ladder: that name, or one that looks the same, is registered already (or "
+                  "the owner holds its most names, the ladder is full, registration is closed)",
+    "ladder_busy": "ladder: that bot is connected and ready already (one connection per bot), "
+                   "or suspended after a forfeit",
 }
 """Connection-level error codes. Rejected actions carry the engine's codes
 (``not_your_turn``, ``illegal_action``, ``cannot_afford``, ... see

@@ -59,11 +59,30 @@ async def ladderd(tmp_path: Path) -> AsyncIterator[Ladderd]:
         await asyncio.wait_for(d.server.close(), 15)
 
 
-async def _raw(port: int, name: str = "raw") -> BotClient:
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+async def _raw(port: int, name: str = "raw", source: str | None = None,
+               tls: Any = None) -> BotClient:
+    """A connection from ``source`` (another loopback address: another owner)."""
+    reader, writer = await asyncio.open_connection(
+        "127.0.0.1", port, ssl=tls, local_addr=(source, 0) if source else None)
     client = BotClient(RandomBot(0), reader, writer, name)
     await asyncio.wait_for(client.handshake(), 5)
     return client
+
+
+async def _register(port: int, name: str, source: str, tls: Any = None) -> str:
+    """Register ``name`` from ``source`` (names registered from one address share
+    an owner, and the ladder never seats one owner's bots together)."""
+    client = await _raw(port, name, source, tls)
+    try:
+        client.send({"type": "ladder_register", "name": name})
+        while True:
+            msg = await asyncio.wait_for(client.recv(), 10)
+            if msg["type"] == "ladder_registered":
+                return str(msg["key"])
+            if msg["type"] == "error":
+                raise ProtocolError(msg["message"], msg["code"])
+    finally:
+        client.writer.close()
 
 
 async def _error(client: BotClient) -> dict[str, Any]:
@@ -162,8 +181,8 @@ async def test_two_remote_bots_are_matched_and_rated_live_over_tls(tmp_path: Pat
     web.start()
     try:
         port = d.server.port
-        keys = {n: await register("127.0.0.1", port, n, tls=tls)
-                for n in ("heur", "rand", "<b>late</b>")}
+        keys = {n: await _register(port, n, f"127.0.0.{i + 2}", tls=tls)
+                for i, n in enumerate(("heur", "rand", "<b>late</b>"))}
         rated: list[int] = []
         d.ladder.on_game = rated.append
         outs = await asyncio.wait_for(asyncio.gather(
@@ -230,7 +249,8 @@ async def test_two_remote_bots_are_matched_and_rated_live_over_tls(tmp_path: Pat
 async def test_a_bot_that_drops_loses_its_seat_to_a_stand_in_and_forfeits(
         ladderd: Ladderd) -> None:
     port = ladderd.server.port
-    keys = {n: await register("127.0.0.1", port, n) for n in ("stays", "drops")}
+    keys = {n: await _register(port, n, f"127.0.0.{i + 2}")
+            for i, n in enumerate(("stays", "drops"))}
     dropper = await _raw(port, "drops")
     dropper.send({"type": "ladder_ready", "name": "drops", "key": keys["drops"], "games": 1})
     stays = asyncio.ensure_future(run_ladder(
