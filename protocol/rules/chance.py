@@ -50,8 +50,8 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from . import events as ev
-from .board import Board
 from .actions import Action, BuyDevCard, MoveRobber, RollDice, Steal, TokenForcedTrade
+from .board import Board
 from .engine import apply, new_game
 from .errors import RulesError
 from .log import GameLog
