@@ -418,11 +418,11 @@ def verify(log: GameLog, reveal: Reveal | None = None,
 
 
 def check_seen(reveal: Reveal, announced: str | None, settings: Settings,
-               deal: tuple[Board, int] | None,
+               board: Board | None, first_seat: int | None,
                rolls: list[tuple[int, int, tuple[int, int]]]) -> Verdict:
     """What a seat can check on its own: the commitment it was sent at the
-    start (``announced``), the deal it saw (``(board, starting seat)``, when
-    known) and every roll it saw, ``(turn, roll of the turn, dice)``."""
+    start (``announced``), the board and the starting seat it saw (None: not
+    seen) and every roll it saw, ``(turn, roll of the turn, dice)``."""
     if not reveal.matches():
         return Verdict(False, "the revealed secret does not match its commitment", -1)
     if announced is None:
@@ -430,11 +430,11 @@ def check_seen(reveal: Reveal, announced: str | None, settings: Settings,
     if announced.lower() != reveal.commitment:
         return Verdict(False, "the revealed secret does not match the commitment sent at "
                        "the start of the game", -1)
-    if deal is not None:
-        s = new_committed_game(settings, reveal.secret)
-        if (s.board, s.first_seat) != deal:
-            return Verdict(False, "the board or the starting seat was not dealt from the "
-                           "secret", -1)
+    s = new_committed_game(settings, reveal.secret)
+    if board is not None and board != s.board:
+        return Verdict(False, "the board was not dealt from the secret", -1)
+    if first_seat is not None and first_seat != s.first_seat:
+        return Verdict(False, "the starting seat was not drawn from the secret", -1)
     play = play_key(reveal.secret)
     cache: dict[int, list[int]] = {}
     first: dict[int, int] = {}
@@ -448,3 +448,17 @@ def check_seen(reveal: Reveal, announced: str | None, settings: Settings,
         if roll == 0:
             first[turn] = dice[0] + dice[1]
     return Verdict(True, "every roll follows from the secret", None, {"dice": len(rolls)})
+
+
+def rolls_seen(events: list[ev.Event]) -> list[tuple[int, int, tuple[int, int]]]:
+    """The rolls among a game's events, from its start, as :func:`check_seen`
+    takes them: ``(turn, roll of the turn, dice)``."""
+    out: list[tuple[int, int, tuple[int, int]]] = []
+    turn, roll = 0, 0
+    for e in events:
+        if isinstance(e, ev.TurnStarted):
+            turn, roll = e.turn, 0
+        elif isinstance(e, ev.DiceRolled):
+            out.append((turn, roll, (e.dice[0], e.dice[1])))
+            roll += 1
+    return out

@@ -12,6 +12,9 @@ import pytest
 
 from bots import GreedyBot, HeuristicBot, RandomBot
 from bots.client import BotClient, BotOutcome, run_bot
+from protocol.rules import Board, Settings
+from protocol.rules.chance import Reveal, check_seen, rolls_seen
+from protocol.rules.events import event_from_dict
 from protocol.wire import Message
 from protocol.wire.messages import MAX_CHAT
 from server.app import Server
@@ -115,6 +118,9 @@ class _Secrets:
 
     def randbits(self, k: int) -> int:
         return secrets.randbits(k)
+
+    def token_bytes(self, nbytes: int | None = None) -> bytes:
+        return secrets.token_bytes(nbytes)
 
 
 async def _creator_with_bots(srv: Server, timeout: float) -> BotOutcome:
@@ -248,7 +254,19 @@ def _check_spectator_frames(frames: list[dict[str, Any]], winner: int | None,
         elif e["type"] == "stolen":
             assert e["resource"] is None
     over = [m for m in frames if m["type"] == "game_over"]
-    assert over == [{"type": "game_over", "winner": winner, "scores": scores}]
+    assert len(over) == 1
+    end = dict(over[0])
+    reveal = Reveal.from_dict(end.pop("chance"))
+    assert end == {"type": "game_over", "winner": winner, "scores": scores}
+    # a spectator checks every roll it saw against the revealed secret
+    announced = next(m for m in frames if m["type"] == "game_started")["chance"]
+    first = views[0]
+    starting = first["current"] if first["phase"] == "setup_settlement" and \
+        not first["buildings"] else None
+    rolls = rolls_seen([e for e in map(event_from_dict, events) if e is not None])
+    verdict = check_seen(reveal, announced["commitment"], Settings.from_dict(first["settings"]),
+                         Board.from_dict(first["board"]), starting, rolls)
+    assert verdict.ok and verdict.checked["dice"] == len(rolls) > 10, verdict.message
 
 
 async def test_spectators_get_public_views_and_events_only(server: Server,
