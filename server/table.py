@@ -61,9 +61,6 @@ from protocol.rules import (
     observe,
     to_act,
 )
-from protocol.wire import PROTOCOL_VERSION, SERVER, clip, encode_message, unknown_actions
-from protocol.wire.messages import MAX_TEXT
-
 from protocol.rules.chance import (
     SALT_BYTES,
     SECRET_BYTES,
@@ -71,6 +68,8 @@ from protocol.rules.chance import (
     Reveal,
     deal_seed,
 )
+from protocol.wire import PROTOCOL_VERSION, SERVER, clip, encode_message, unknown_actions
+from protocol.wire.messages import MAX_TEXT
 
 from .clock import Clock, SeatClock
 

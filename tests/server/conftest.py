@@ -9,8 +9,8 @@ test instead of hanging it.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import contextlib
+import hashlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
