@@ -61,6 +61,12 @@ def _league(args: argparse.Namespace) -> int:
     return league_main(args)
 
 
+def _verify(args: argparse.Namespace) -> int:
+    from .verify import main_verify
+
+    return main_verify(args)
+
+
 def _replay(args: argparse.Namespace) -> int:
     from .replay import main_replay_command
 
@@ -745,6 +751,22 @@ def build_parser() -> argparse.ArgumentParser:
                     help="language of the viewer (default: from $LANG)")
     rp.add_argument("--step", action="store_true", help="wait for Enter after each turn")
     rp.set_defaults(func=_replay)
+
+    vf = sub.add_parser("verify", help="check a finished game's dice, cards and steals "
+                                       "against the secret revealed after it (exit 1 if "
+                                       "they do not follow)")
+    vf.add_argument("game_id", nargs="?", default=None, metavar="GAME_ID",
+                    help="a league or ladder game's id, or with --server-db a table's id")
+    vf.add_argument("--db", default="league.db",
+                    help="the league database (default league.db)")
+    vf.add_argument("--server-db", nargs="?", const="", default=None, metavar="PATH",
+                    help="read the game server's database instead (default "
+                         "$XDG_DATA_HOME/kaitaku/kaitaku.db)")
+    vf.add_argument("--ladder-db", default=None, metavar="PATH",
+                    help="read a ladder's database instead")
+    vf.add_argument("--file", default=None, metavar="PATH",
+                    help="read a game log file (JSON, docs/ENGINE.md) instead")
+    vf.set_defaults(func=_verify)
 
     play = sub.add_parser("play", help="play against bots in the game window (a local "
                                        "server starts by itself)")

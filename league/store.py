@@ -7,8 +7,10 @@ with its seats, result and the full action log, so any game can be replayed
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
+import secrets
 import sqlite3
 import time
 from collections.abc import Sequence
@@ -20,7 +22,7 @@ from protocol.rules import GameLog, Settings
 from server.clock import Clock
 
 from .games import GameOutcome
-from .schedule import Entry
+from .schedule import LEAGUE_SECRET_BYTES, Entry
 
 DEFAULT_DB = "league.db"
 """The default database: ``league.db`` in the current directory."""
@@ -81,6 +83,8 @@ _ADDED_COLUMNS = (
     ("leagues", "clock", "TEXT"),  # the chess clock's settings as JSON (NULL: none)
     ("games", "timeouts", "TEXT"),  # chess-clock timeouts per seat (JSON)
     ("games", "forfeits", "TEXT"),  # the seats that forfeited (JSON)
+    ("leagues", "secret", "BLOB"),  # what every game's chance derives from (NULL: seeds')
+    ("games", "chance", "TEXT"),  # the game's committed chance, revealed (JSON)
 )
 """Columns added to the schema since its first version: databases made before
 get them on open (with their defaults)."""
@@ -129,15 +133,29 @@ def open_league(conn: sqlite3.Connection, seed: int, settings: Settings,
     return cur.lastrowid
 
 
+def league_secret(conn: sqlite3.Connection, league: int, secret: bytes | None = None) -> bytes:
+    """The league's secret: every game's chance derives from it
+    (:func:`league.schedule.game_chance`). Drawn with :mod:`secrets` (or
+    ``secret``) the first time, then kept; no entry ever sees it."""
+    row = conn.execute("SELECT secret FROM leagues WHERE id = ?", (league,)).fetchone()
+    if row is not None and isinstance(row[0], bytes) and len(row[0]) == LEAGUE_SECRET_BYTES:
+        return row[0]
+    fresh = secret if secret is not None else secrets.token_bytes(LEAGUE_SECRET_BYTES)
+    conn.execute("UPDATE leagues SET secret = ? WHERE id = ?", (fresh, league))
+    conn.commit()
+    return fresh
+
+
 def store_outcome(conn: sqlite3.Connection, league: int, names: Sequence[str],
                   o: GameOutcome, commit: bool = True) -> None:
     conn.execute(
         "INSERT OR REPLACE INTO games (league, idx, seed, seats, status, error, winner, ranks, "
-        "vp, turns, decisions, duration, times, log, timeouts, forfeits) "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        "vp, turns, decisions, duration, times, log, timeouts, forfeits, chance) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         (league, o.index, o.seed, json.dumps(list(names)), o.status, o.error, o.winner,
          json.dumps(o.ranks), json.dumps(o.vp), o.turns, o.decisions, o.duration,
-         json.dumps(o.times), o.log, json.dumps(o.timeouts), json.dumps(o.forfeits)))
+         json.dumps(o.times), o.log, json.dumps(o.timeouts), json.dumps(o.forfeits),
+         o.chance))
     if commit:
         conn.commit()
 
@@ -175,12 +193,38 @@ def load_games(conn: sqlite3.Connection, league: int) -> list[StoredGame]:
 
 
 def load_log(conn: sqlite3.Connection, game_id: int) -> tuple[StoredGame, GameLog | None]:
-    """A stored game and its action log (None if it failed before its first action)."""
-    row = conn.execute("SELECT league, log FROM games WHERE id = ?", (game_id,)).fetchone()
+    """A stored game and its action log (None if it failed before its first
+    action); a committed game's log holds its revealed secret once every game
+    of its set is stored (before, its commitment alone)."""
+    row = conn.execute("SELECT league, log, chance FROM games WHERE id = ?",
+                       (game_id,)).fetchone()
     if row is None:
         raise KeyError(f"no game {game_id}")
     game = next(g for g in load_games(conn, row[0]) if g.id == game_id)
-    return game, (GameLog.from_dict(json.loads(row[1])) if row[1] else None)
+    log = GameLog.from_dict(json.loads(row[1])) if row[1] else None
+    if log is not None and row[2]:
+        reveal = revealed(conn, row[0], row[2])
+        if reveal is not None:
+            log = dataclasses.replace(log, chance=reveal)
+    return game, log
+
+
+def revealed(conn: sqlite3.Connection, league: int, chance: str) -> dict[str, str] | None:
+    """A stored game's revealed chance (``chance``, its column) if every game of
+    its set is stored, else None."""
+    d = json.loads(chance)
+    if not isinstance(d, dict):
+        return None
+    members = d.pop("set", [])
+    if not isinstance(members, list) or not all(type(i) is int for i in members):
+        return None
+    if members:
+        marks = ",".join("?" * len(members))
+        (have,) = conn.execute(f"SELECT COUNT(*) FROM games WHERE league = ? AND idx IN "
+                               f"({marks})", (league, *members)).fetchone()
+        if have < len(set(members)):
+            return None
+    return {k: str(v) for k, v in d.items()}
 
 
 def list_games(conn: sqlite3.Connection) -> list[dict[str, Any]]:
