@@ -9,7 +9,8 @@ enough bots wait for a table of :attr:`LadderConfig.players`, the ladder seats
 the longest-waiting ones at a table of their own: a *duplicate set* (the same
 board and starting seat in every seat rotation, played one rotation after the
 other; each rotation draws its own dice, cards and steals, since a bot has
-seen the last one's) when each of them still wants as many games as the set has, otherwise one game with the seats in a random rotation.
+seen the last one's) when each of them still wants as many games as the set
+has, otherwise one game with the seats in a random rotation.
 Games run under the ladder's chess clock (:mod:`server.clock`); a bot that
 runs out of time too often, or whose connection stays away past the grace,
 forfeits (a built-in bot finishes its seat; it ranks last). Each finished game
