@@ -803,10 +803,10 @@ def build_parser() -> argparse.ArgumentParser:
     cli.add_argument("--screenshot", default=None, metavar="FILE.png",
                      help="draw a sample table to FILE.png without a window, and exit")
     cli.add_argument("--scene", default="table",
-                     choices=("table", "stats", "trade", "colorblind"),
+                     choices=("table", "stats", "trade", "colorblind", "verified"),
                      help="with --screenshot: the table in a build mode (default), the "
-                          "end-of-game statistics, the trade panel, or the colour-blind "
-                          "palette")
+                          "end-of-game statistics, the trade panel, the colour-blind "
+                          "palette, or the dice verified at a game's end")
     cli.add_argument("--no-discovery", action="store_true",
                      help="do not look for servers on the LAN")
     _tls_flags(cli)
