@@ -47,9 +47,11 @@ EXAMPLES: dict[str, dict[str, Any]] = {
     "start": {"type": "start"},
     "leave": {"type": "leave"},
     "left": {"type": "left", "table": "8e30bc72"},
-    "game_started": {"type": "game_started", "table": "8e30bc72"},
+    "game_started": {"type": "game_started", "table": "8e30bc72",
+                     "chance": {"scheme": "kaitaku-chance/1", "commitment": "ab" * 32}},
     "view": {"type": "view", "version": 0, "view": {"seat": 0, "phase": "setup_settlement"},
-             "clocks": [60000, 58250, 60000]},
+             "clocks": [60000, 58250, 60000],
+             "chance": {"scheme": "kaitaku-chance/1", "commitment": "ab" * 32}},
     "events": {"type": "events", "version": 1,
                "events": [{"type": "dice_rolled", "seat": 0, "dice": [3, 4]}]},
     "legal": {"type": "legal", "version": 1, "actions": [
@@ -59,7 +61,9 @@ EXAMPLES: dict[str, dict[str, Any]] = {
     "result": {"type": "result", "seq": 1, "ok": False, "version": 3, "code": "not_your_turn",
                "message": "it is seat 1's turn"},
     "resync": {"type": "resync"},
-    "game_over": {"type": "game_over", "winner": 1, "scores": [7, 10, 8]},
+    "game_over": {"type": "game_over", "winner": 1, "scores": [7, 10, 8],
+                  "chance": {"scheme": "kaitaku-chance/1", "commitment": "ab" * 32,
+                             "salt": "00" * 16, "secret": "11" * 64}},
     "chat": {"type": "chat", "text": "hi", "table": "8e30bc72", "seat": 0, "name": "Ann",
              "past": True},
     "ping": {"type": "ping", "nonce": 7},
@@ -276,8 +280,8 @@ def test_error_codes_are_identifiers() -> None:
 
 
 def test_version_constants() -> None:
-    assert PROTOCOL_VERSION == (1, 3)
-    assert VERSION_STRING == "1.3"
+    assert PROTOCOL_VERSION == (1, 4)
+    assert VERSION_STRING == "1.4"
     assert parse_version(VERSION_STRING) == PROTOCOL_VERSION
 
 
