@@ -173,7 +173,7 @@ async def test_versions(connect: Connect) -> None:
     await c.send({"type": "hello", "version": "1.3", "role": "bot", "name": "b",
                   "resume": "-_forged-token_-"})
     welcome = await c.recv()
-    assert welcome["type"] == "welcome" and welcome["version"] == "1.3"
+    assert welcome["type"] == "welcome" and welcome["version"] == "1.4"  # a 1.3 client is welcome
     assert (await c.recv())["code"] == "bad_resume"
     await still_open(c)
     # Tokens and keys are URL-safe base64 (may hold - and _), 32 and 22 characters.
