@@ -220,6 +220,7 @@ async def test_two_remote_bots_are_matched_and_rated_live_over_tls(tmp_path: Pat
         assert "&lt;b&gt;late&lt;/b&gt;" in page and "<b>late</b>" not in page
         status, game = await asyncio.to_thread(get, f"/game/{rows[0]['id']}")
         assert status == 200 and "Replay" in game and "turn 1" in game
+        assert "Chance: dice verified: fair: the commitment matches" in game
         status, raw = await asyncio.to_thread(get, f"/game/{rows[0]['id']}.json")
         assert status == 200 and json.loads(raw)["seed"] == rows[0]["seed"]
         assert (await asyncio.to_thread(get, "/game/999"))[0] == 404

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import secrets
 import time
 from typing import Any
@@ -430,3 +431,35 @@ async def test_a_1_2_client_is_never_offered_1_3_actions(server: Server) -> None
     assert not {a["type"] for m in legal for a in m["actions"]} & _NEW_IN_1_3
     others = [m for c in clients[:3] for m in c.received if m["type"] == "legal"]
     assert any(m.get("propose") for m in others)
+
+
+async def test_a_duplicate_set_table_does_not_reveal_its_secret_at_game_over(
+        server: Server) -> None:
+    """A table whose secret other games still use (a league's duplicate set)
+    announces its commitment and ends without the secret; a game of its own
+    reveals it with game_over."""
+    from protocol.rules import Settings as RulesSettings
+    from server.table import Table
+
+    from .conftest import BotGame, bot_client, play_bot_game, seeded_reveal
+
+    for shared in (True, False):
+        reveal = seeded_reveal(40 + shared)
+        table: Table[Any] = Table(f"set-{shared}", "set", RulesSettings(players=2), "league",
+                                  reveal=reveal, reveal_at_end=not shared)
+        server.attach_table(table, durable=False)
+        keys = table.reserve_bots(["league", "league"])
+        clients = [await bot_client(server, "greedy", 50 + q, f"g{q}") for q in range(2)]
+        for (seat, _, key), c in zip(sorted(keys), clients, strict=True):
+            c.send({"type": "join", "table": table.id, "seat": seat, "key": key})
+        game = await play_bot_game(BotGame(table.id, {"players": 2}, clients))
+        assert all(o.finished for o in game.outcomes)
+        for c in clients:
+            over = [m for m in c.received if m["type"] == "game_over"]
+            assert len(over) == 1
+            chance = over[0]["chance"]
+            if shared:
+                assert chance == reveal.announced() and "secret" not in chance
+                assert reveal.secret.hex() not in json.dumps(c.received)
+            else:
+                assert chance == reveal.to_dict()
