@@ -346,6 +346,16 @@ class Table(Generic[M]):
         self._public: tuple[int, dict[str, Any], bytes] | None = None  # spectators' view
         self._saved = False  # the command being handled applied (and saved) an action
 
+    def use_seed(self, seed: int) -> None:
+        """Draw the game's chance from the engine's generator seeded with
+        ``seed``, uncommitted (before the game starts): positions reached by
+        a known sequence of dice in tests and the conformance kit."""
+        if self.game is not None:
+            raise RuntimeError("the game has started")
+        self.reveal = None
+        self.chance = None
+        self.seed = seed
+
     def commit(self, reveal: Reveal) -> None:
         """Draw the game's chance from ``reveal``'s secret (before the game starts)."""
         if self.game is not None:

@@ -293,7 +293,7 @@ async def raw_table(server: Server, connect: Connect, players: int = 3, seed: in
                         "settings": {"players": players, **(settings or {})}})
     joined = await creator.recv_type("joined")
     tid = joined["table"]
-    server.tables[tid].seed = seed  # read when the game starts (all seats taken)
+    server.tables[tid].use_seed(seed)  # the engine's dice of this seed (positions reached by them)
     clients = [creator]
     for i in range(1, players):
         c = await connect(f"seat{i}")
