@@ -121,6 +121,15 @@ def _run_dask(tasks: list[GameTask], cluster: Any) -> Iterator[GameOutcome]:
             client.close()
 
 
+def _isolated() -> bool:
+    """Whether this machine's sandbox keeps an entry from storing anything a
+    later game could read, or from talking to another game."""
+    from .sandbox import probe
+
+    iso = probe()
+    return bool(iso.filesystem and iso.network)
+
+
 def run_league(
     entries: Sequence[Entry],
     games: int,
@@ -178,8 +187,11 @@ def run_league(
             "SELECT idx FROM games WHERE league = ? AND (status = 'ok' OR ?)",
             (league, not retry_failed))}
         hidden = league_secret(conn, league, secret)
-        # a set shares its play only where no entry keeps what it saw between games
-        shared = duplicate and (sandbox or not any(is_command(e.spec) for e in entries))
+        # a set shares its play only where no entry keeps what it saw between games:
+        # in-process entries, or programs each game starts afresh in a sandbox
+        # with a private filesystem and no network
+        commands = any(is_command(e.spec) for e in entries)
+        shared = duplicate and (not commands or (sandbox and _isolated()))
 
         def task(i: int, lineup: tuple[int, ...]) -> GameTask:
             g = i // group if duplicate else None

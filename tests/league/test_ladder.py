@@ -197,6 +197,9 @@ async def test_two_remote_bots_are_matched_and_rated_live_over_tls(tmp_path: Pat
         for r, log in zip(rows, logs, strict=True):
             assert log is not None and replay(log).winner == r["winner"]
             assert verify(log).ok, verify(log).message
+        from kaitaku.cli import main
+
+        assert main(["verify", str(rows[1]["id"]), "--ladder-db", str(d.db)]) == 0
         # Rated at once, in the standings over the protocol.
         table = await standings("127.0.0.1", port, tls=tls)
         by_name = {e["name"]: e for e in table["entries"]}
