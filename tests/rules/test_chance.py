@@ -232,3 +232,79 @@ def test_balanced_dice_over_many_games_stay_close_to_expectation() -> None:
                     assert 2 <= sevens <= 6 and len(set(deck)) == BALANCED_DRAWS
                 else:
                     assert sevens <= 6
+
+
+def _spec_below(key: bytes, label: str, n: int) -> int:
+    """``below(n)`` written from PROTOCOL.md 7.14 alone (not from the module)."""
+    import hmac as hmac_
+
+    j = 0
+    while True:
+        block = hmac_.digest(key, f"{label}#{j}".encode("ascii"), "sha256")
+        for i in range(4):
+            w = int.from_bytes(block[8 * i:8 * i + 8], "big")
+            if w < 2**64 - 2**64 % n:
+                return w % n
+        j += 1
+
+
+def test_the_documented_derivation_gives_every_outcome_of_a_game() -> None:
+    """An implementation of PROTOCOL.md 7.14 that knows nothing of the module
+    gets every roll, development card and steal of a recorded game."""
+    import hashlib as hashlib_
+
+    from protocol.rules import BuyDevCard, MoveRobber, Steal, apply, new_game
+
+    log, _ = _LOGS[0]
+    assert log.chance is not None
+    secret = bytes.fromhex(log.chance["secret"])
+    salt = bytes.fromhex(log.chance["salt"])
+    assert hashlib_.sha256(b"kaitaku-chance/1\x00" + salt + secret).hexdigest() == \
+        log.chance["commitment"]
+    deal, play = secret[:32], secret[32:]
+    seed = int.from_bytes(hmac_digest(deal, "seed#0")[:8], "big") >> 1
+    assert seed == log.seed
+    s = new_game(log.settings, seed)
+    checked: Counter[str] = Counter()
+    for seat, action, outcome in log.steps:
+        if isinstance(action, RollDice):
+            x = _spec_below(play, f"dice/{s.turn}/{s.rolls_done}/0", 36)
+            assert outcome == (x // 6 + 1, x % 6 + 1)
+            checked["dice"] += 1
+        elif isinstance(action, BuyDevCard):
+            k = 25 - sum(s.dev_deck)
+            i = _spec_below(play, f"deck/{k}", sum(s.dev_deck))
+            assert outcome == (_nth(s.dev_deck, i),)
+            checked["cards"] += 1
+        elif isinstance(action, (MoveRobber, Steal)) and outcome not in (None, (-1,)):
+            victim = action.victim if isinstance(action, Steal) else next(
+                q for q in range(log.settings.players)
+                if q != seat and sum(s.hands[q]) > 0 and any(
+                    s.node_owner[n] == q for n in _nodes_of(s, action.hex)))
+            hand = s.hands[victim]
+            label = f"steal/{s.turn}/{s.rolls_done}/{int(s.dev_played)}"
+            assert outcome == (_nth(hand, _spec_below(play, label, sum(hand))),)
+            checked[type(action).__name__] += 1
+        apply(s, action, seat, outcome)
+    assert checked["dice"] > 50 and checked["cards"] and checked["Steal"] + \
+        checked["MoveRobber"] > 5, checked
+
+
+def hmac_digest(key: bytes, msg: str) -> bytes:
+    import hmac as hmac_
+
+    return hmac_.digest(key, msg.encode("ascii"), "sha256")
+
+
+def _nth(counts: list[int], i: int) -> int:
+    kind = 0
+    while i >= counts[kind]:
+        i -= counts[kind]
+        kind += 1
+    return kind
+
+
+def _nodes_of(s: object, hex_: int) -> list[int]:
+    from protocol.rules.board import HEX_NODES
+
+    return list(HEX_NODES[hex_])
