@@ -115,7 +115,6 @@ class ClientModel:
             self.game_over = None
             self._announce(msg.get("chance"))
         elif kind == "view":
-            self._announce(msg.get("chance"))
             view = msg["view"]
             if (self.deal_seen is None and isinstance(view, dict)
                     and view.get("phase") == "setup_settlement" and not view.get("buildings")

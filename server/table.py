@@ -907,8 +907,6 @@ class Table(Generic[M]):
         assert self.game is not None
         msg: dict[str, Any] = {"type": "view", "version": self.version,
                                "view": observe(self.game, seat, legal)}
-        if self.reveal is not None:
-            msg["chance"] = self.reveal.announced()
         clocks = self.clocks_ms()
         if clocks is not None:
             msg["clocks"] = clocks

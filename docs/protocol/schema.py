@@ -413,7 +413,6 @@ REFINE: dict[tuple[str, str], Schema] = {
     ("game_over", "scores"): {"items": rng(0)},
     ("ladder", "entries"): {"items": {"$ref": "#/$defs/ladder_entry"}},
     ("game_started", "chance"): {"$ref": "#/$defs/chance"},
-    ("view", "chance"): {"$ref": "#/$defs/chance"},
     ("game_over", "chance"): {"$ref": "#/$defs/chance"},
 }
 """Game data inside messages: what the catalogue calls a map or a list, more exactly."""

@@ -144,8 +144,6 @@ SPECS: dict[str, Spec] = {
         "view": _f("map", "the seat's view (docs/ENGINE.md)"),
         "clocks": _f("list", "1.3, tables with a chess clock: each seat's bank in ms now",
                      optional=True, max_len=4),
-        "chance": _f("map", "1.4: the commitment to the game's chance: {scheme, commitment} "
-                     "(see Committed chance)", optional=True),
     }),
     "events": Spec(SERVER, "What happened, redacted for you.", {
         "version": _f("int", "the table's event version after these events"),

@@ -50,8 +50,7 @@ EXAMPLES: dict[str, dict[str, Any]] = {
     "game_started": {"type": "game_started", "table": "8e30bc72",
                      "chance": {"scheme": "kaitaku-chance/1", "commitment": "ab" * 32}},
     "view": {"type": "view", "version": 0, "view": {"seat": 0, "phase": "setup_settlement"},
-             "clocks": [60000, 58250, 60000],
-             "chance": {"scheme": "kaitaku-chance/1", "commitment": "ab" * 32}},
+             "clocks": [60000, 58250, 60000]},
     "events": {"type": "events", "version": 1,
                "events": [{"type": "dice_rolled", "seat": 0, "dice": [3, 4]}]},
     "legal": {"type": "legal", "version": 1, "actions": [
