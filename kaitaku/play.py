@@ -62,7 +62,8 @@ class _SeededServer(Server):
 
     def attach_table(self, table: Table[Session], durable: bool = True) -> None:
         if self.next_seed is not None and table.status == "waiting":
-            table.seed, self.next_seed = self.next_seed, None
+            table.use_seed(self.next_seed)  # the engine's dice of the chosen seed
+            self.next_seed = None
         super().attach_table(table, durable)
 
     def abandon(self, table_id: str) -> None:

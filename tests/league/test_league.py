@@ -236,7 +236,8 @@ def test_report_and_replay(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
 
     with sqlite3.connect(db) as conn:
         ok = conn.execute("SELECT id FROM games WHERE status = 'ok' LIMIT 1").fetchone()[0]
-        bad = conn.execute("SELECT id FROM games WHERE status = 'failed' LIMIT 1").fetchone()[0]
+        bad = conn.execute("SELECT id FROM games WHERE status = 'failed' AND log IS NOT NULL "
+                           "LIMIT 1").fetchone()[0]
     assert main(["replay", str(ok), "--db", db]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"game {ok} ") and "turn 1" in out and "rolls" in out
