@@ -12,15 +12,13 @@ from collections import deque
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from protocol.rules import Action, Board, RulesError, Settings, action_from_dict
-from protocol.rules.chance import Reveal, Verdict, check_seen
+from protocol.rules import Action, RulesError, action_from_dict
+from protocol.rules.chance import Verdict
+from protocol.wire.witness import ChanceWitness
 
 from .stats import GameStats
 
 Message = dict[str, Any]
-
-MAX_ROLLS = 20_000
-"""Rolls kept for the check at the game's end (a capped game has far fewer)."""
 
 #: connection states shown to the user
 CONNECTING, ONLINE, RECONNECTING, OFFLINE = "connecting", "online", "reconnecting", "offline"
@@ -59,15 +57,8 @@ class ClientModel:
     chat: deque[Message] = field(default_factory=lambda: deque(maxlen=200))
     _past_chat: bool = False  # joined: the table's past lines (chat.past) come next
     game_over: Message | None = None
-    # committed chance (protocol.rules.chance): what this window can check itself
-    announced: str | None = None  # the commitment the game's start carried
-    announced_twice: bool = False  # a different commitment came later: a lie
-    rolls: list[tuple[int, int, tuple[int, int]]] = field(default_factory=list)
-    deal_seen: tuple[dict[str, Any], int] | None = None  # the board and first seat at the start
-    chance_verdict: Verdict | None = None  # at game over, with the revealed secret
-    chance_pending: bool = False  # the secret is revealed later (a duplicate set)
-    _turn: int = 0
-    _roll: int = 0
+    # committed chance: what this window can check itself (protocol.wire.witness)
+    chance: ChanceWitness = field(default_factory=ChanceWitness)
     errors: deque[tuple[str, str]] = field(default_factory=lambda: deque(maxlen=20))
     error_count: int = 0  # errors ever added (the deque is bounded): new ones are the last
     #                       ``error_count - seen`` entries
@@ -111,16 +102,11 @@ class ClientModel:
         elif kind == "game_started":
             self.table_status = "playing"
             if self.game_over is not None:  # a new game at this table
-                self._reset_chance()
+                self.chance = ChanceWitness()
             self.game_over = None
-            self._announce(msg.get("chance"))
+            self.chance.game_started(msg)
         elif kind == "view":
-            view = msg["view"]
-            if (self.deal_seen is None and isinstance(view, dict)
-                    and view.get("phase") == "setup_settlement" and not view.get("buildings")
-                    and isinstance(view.get("board"), dict)
-                    and isinstance(view.get("current"), int)):
-                self.deal_seen = (view["board"], view["current"])
+            self.chance.view(msg["view"])
             self.view = msg["view"]
             self.version = msg["version"]
             if self.legal_version < self.version:
@@ -128,19 +114,13 @@ class ClientModel:
         elif kind == "events":
             self.version = max(self.version, msg["version"])
             self.stats.feed(msg["version"], msg["events"], players=self.players())
+            self.chance.events(msg["events"])
             for event in msg["events"]:
                 self.events.append(event)
-                kind_ = event.get("type")
-                if kind_ == "turn_started" and isinstance(event.get("turn"), int):
-                    self._turn, self._roll = event["turn"], 0
-                elif kind_ == "dice_rolled":
+                if event.get("type") == "dice_rolled":
                     total = sum(event["dice"])
                     if 2 <= total <= 12:
                         self.dice[total] += 1
-                    if len(self.rolls) < MAX_ROLLS:
-                        d = event["dice"]
-                        self.rolls.append((self._turn, self._roll, (int(d[0]), int(d[1]))))
-                    self._roll += 1
         elif kind == "legal":
             try:
                 self.legal = [action_from_dict(a) for a in msg["actions"]]
@@ -166,7 +146,7 @@ class ClientModel:
             self.game_over = msg
             self.legal = []
             self.table_status = "finished"
-            self._check_chance(msg.get("chance"))
+            self.chance.game_over(msg, (self.view or {}).get("settings") or self.settings)
         elif kind == "chat":
             if msg.get("past") is True and self._past_chat:
                 self.chat.clear()  # after a rejoin: the server's lines, not ours twice
@@ -177,43 +157,19 @@ class ClientModel:
             if msg["code"] in ("bad_resume", "no_such_table") and self.table is not None:
                 self._leave()  # a resume (or re-spectate) after a reconnect failed
 
-    def _announce(self, chance: Any) -> None:
-        """A commitment from the server: the first one counts; another later is
-        remembered as a lie (the verification fails)."""
-        if not isinstance(chance, dict):
-            return
-        c = chance.get("commitment")
-        if not isinstance(c, str) or len(c) != 64:
-            return
-        if self.announced is None:
-            self.announced = c.lower()
-        elif c.lower() != self.announced:
-            self.announced_twice = True
+    @property
+    def chance_verdict(self) -> Verdict | None:
+        """At game over: the check of the revealed secret (None: nothing committed,
+        or revealed later)."""
+        return self.chance.verdict
 
-    def _check_chance(self, chance: Any) -> None:
-        """At game over: check the revealed secret against the commitment sent at
-        the start, the board and starting seat seen then, and every roll seen."""
-        self.chance_verdict, self.chance_pending = None, False
-        if not isinstance(chance, dict):
-            return
-        if "secret" not in chance:
-            self.chance_pending = True
-            return
-        try:
-            reveal = Reveal.from_dict(chance)
-            settings = Settings.from_dict((self.view or {}).get("settings") or self.settings
-                                          or {})
-            board, first = None, None
-            if self.deal_seen is not None:
-                board, first = Board.from_dict(self.deal_seen[0]), self.deal_seen[1]
-        except (ValueError, TypeError, KeyError, RulesError) as exc:
-            self.chance_verdict = Verdict(False, f"the revealed chance is malformed: {exc}", -1)
-            return
-        if self.announced_twice:
-            self.chance_verdict = Verdict(False, "the server sent two different commitments", -1)
-            return
-        self.chance_verdict = check_seen(reveal, self.announced, settings, board, first,
-                                         self.rolls)
+    @property
+    def chance_pending(self) -> bool:
+        return self.chance.pending
+
+    @property
+    def announced(self) -> str | None:
+        return self.chance.announced
 
     def _error(self, code: str, message: str) -> None:
         self.errors.append((code, message))
@@ -256,16 +212,7 @@ class ClientModel:
         self.chat.clear()
         self.game_over = None
         self.rejected = None
-        self._reset_chance()
-
-    def _reset_chance(self) -> None:
-        self.announced = None
-        self.announced_twice = False
-        self.rolls = []
-        self.deal_seen = None
-        self.chance_verdict = None
-        self.chance_pending = False
-        self._turn = self._roll = 0
+        self.chance = ChanceWitness()
 
     # --- convenience for scenes ---------------------------------------------------
     def players(self) -> int | None:

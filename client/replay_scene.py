@@ -88,7 +88,7 @@ class ReplayScene(TableScene):
         only what a spectator saw."""
         m = self.ctx.model
         if m.game_over is not None and self.replay.verdict is not None:
-            m.chance_verdict = self.replay.verdict
+            m.chance.verdict = self.replay.verdict
 
     def forward(self) -> bool:
         """One step on (the model gets that step's events as news)."""

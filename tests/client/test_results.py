@@ -13,6 +13,7 @@ from client.canned import play_until
 from client.rematch import rematch_request
 from client.table_scene import TableScene
 from protocol.rules import Phase
+from protocol.wire.witness import ChanceWitness
 from server.app import Server
 from tests.client.test_evening import click, frames, table_app
 from tests.client.test_full_game import ScriptedMouse, play_client_game
@@ -183,7 +184,7 @@ def _reveal_game(announced: str, chance: dict[str, str], lang: str = "en") -> Ap
     with ``chance``: the window as it then stands (the game-over screen)."""
     app, net = table_app(lang)
     app.model.game_over = None
-    app.model._reset_chance()
+    app.model.chance = ChanceWitness()
     net.inbox += [{"type": "game_started", "table": app.model.table,
                    "chance": {"scheme": "kaitaku-chance/1", "commitment": announced}},
                   {"type": "game_over", "winner": 1, "scores": [5, 10, 6, 7],

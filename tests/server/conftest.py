@@ -430,3 +430,6 @@ def assert_finished(game: BotGame, server: Server) -> None:
         reveal = Reveal.from_dict(chance)
         assert reveal.matches() and reveal.commitment == started[0]["chance"]["commitment"]
         assert table.reveal is not None and table.reveal.secret == reveal.secret
+    # every seat checked the rolls it saw against the reveal (the bot SDK's witness)
+    assert all(o.chance is not None and o.chance.ok and o.chance.checked["dice"] > 0
+               for o in outs), [o.chance for o in outs]

@@ -31,6 +31,7 @@ from .conftest import (
     play_bot_game,
     raw_table,
     run_bot_game,
+    seeded_reveal,
     start_bot_game,
 )
 
@@ -421,7 +422,7 @@ async def test_a_1_2_client_is_never_offered_1_3_actions(server: Server) -> None
     while joined["type"] != "joined":
         joined = await asyncio.wait_for(creator.recv(), TIMEOUT)
     creator.outcome.table, creator.outcome.seat = joined["table"], joined["seat"]
-    server.tables[joined["table"]].seed = 12
+    server.tables[joined["table"]].commit(seeded_reveal(12))
     for c in clients[1:]:
         c.send({"type": "join", "table": joined["table"]})
     game = await play_bot_game(BotGame(joined["table"], joined["settings"], clients))
@@ -440,8 +441,6 @@ async def test_a_duplicate_set_table_does_not_reveal_its_secret_at_game_over(
     reveals it with game_over."""
     from protocol.rules import Settings as RulesSettings
     from server.table import Table
-
-    from .conftest import BotGame, bot_client, play_bot_game, seeded_reveal
 
     for shared in (True, False):
         reveal = seeded_reveal(40 + shared)
