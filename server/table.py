@@ -273,8 +273,8 @@ class Table(Generic[M]):
 
     def __init__(self, table_id: str, name: str, settings: Settings, creator: str | None,
                  turn_timer: float = 0, seed: int | None = None, *,
-                 clock: Clock | None = None, chance: ChanceSource | None = None,
-                 reveal: Reveal | None = None, reveal_at_end: bool = True) -> None:
+                 clock: Clock | None = None, reveal: Reveal | None = None,
+                 reveal_at_end: bool = True) -> None:
         self.id = table_id
         self.name = name
         self.settings = settings
@@ -306,10 +306,10 @@ class Table(Generic[M]):
         self.reveal_at_end = reveal_at_end
         """Reveal the secret with ``game_over`` (False: another game still uses
         it, e.g. the rest of a duplicate set; its owner publishes it later)."""
+        chance: ChanceSource | None = None
         if reveal is not None:
             self.seed = deal_seed(reveal.secret)
-            if chance is None:
-                chance = CommittedChance(reveal.secret, settings)
+            chance = CommittedChance(reveal.secret, settings)
         else:
             assert seed is not None
             self.seed = seed
@@ -348,8 +348,8 @@ class Table(Generic[M]):
 
     def use_seed(self, seed: int) -> None:
         """Draw the game's chance from the engine's generator seeded with
-        ``seed``, uncommitted (before the game starts): positions reached by
-        a known sequence of dice in tests and the conformance kit."""
+        ``seed``, uncommitted (before the game starts): a game a person chose
+        by its seed (``kaitaku play --seed``), positions tests reach by known dice."""
         if self.game is not None:
             raise RuntimeError("the game has started")
         self.reveal = None
