@@ -93,7 +93,8 @@ def _play(args: argparse.Namespace) -> int:
 
     bots = args.bots or [bot_for_level(args.level)] * 3
     return play_window(bots, name=args.name, lang=args.lang or _lang(),
-                       vp=args.vp, sea3d=args.sea3d, seed=args.seed, timer=args.timer)
+                       vp=args.vp, sea3d=args.sea3d, seed=args.seed, timer=args.timer,
+                       balanced_dice=args.balanced_dice)
 
 
 def _lang() -> str:
@@ -791,6 +792,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--sea3d", action="store_true",
                       help="sea3D house rules: balanced map, shuffled harbors, harbor delay, "
                            "no trading after building")
+    play.add_argument("--balanced-dice", action="store_true",
+                      help="the window's game: dice dealt from a deck of the 36 outcomes "
+                           "(docs/PROTOCOL.md 8.2)")
     play.set_defaults(func=_play)
 
     cli = sub.add_parser("client", help="open the game window (lobby: connect, LAN servers, "

@@ -49,6 +49,25 @@ async def test_four_player_game_to_a_winner(server: Server, seed: int) -> None:
     assert game.settings["players"] == 4 and game.settings["vp_target"] == 10
 
 
+@pytest.mark.parametrize("settings", [{"players": 4, "balanced_dice": True},
+                                      {"players": 2, "balanced_dice": True, **SEA3D}])
+async def test_balanced_dice_games_over_the_server(server: Server,
+                                                   settings: dict[str, Any]) -> None:
+    """Balanced dice as a table option (with the sea3D options and the two-player
+    game): the table says so, every seat checks its rolls against the reveal,
+    and within each deck of 32 rolls no outcome comes twice."""
+    game = await run_bot_game(server, settings, ["greedy"] * settings["players"], seed=3)
+    assert_finished(game, server)
+    assert game.settings["balanced_dice"] is True
+    first = game.clients[0]
+    rolls = [tuple(e["dice"]) for m in first.received if m["type"] == "events"
+             for e in m["events"] if e["type"] == "dice_rolled"]
+    assert len(rolls) >= 32
+    for b in range(len(rolls) // 32):
+        deck = rolls[32 * b:32 * (b + 1)]
+        assert len(set(deck)) >= 31  # (two players: a second roll may stand in once)
+
+
 async def test_four_player_game_with_run_bot(server: Server) -> None:
     """The joiners use ``bots.client.run_bot`` itself (join by table id)."""
     reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
