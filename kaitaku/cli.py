@@ -695,7 +695,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="SQLite file (default league.db in the current directory)")
     lg.add_argument("--report", default=None, metavar="DIR",
                     help="write index.html and report.md to DIR")
-    lg.add_argument("--seed", type=int, default=1)
+    lg.add_argument("--seed", type=int, default=1,
+                    help="the seating (default 1); every game's chance comes from a secret "
+                         "the league draws and keeps in its database")
     lg.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS",
                     help="a game running longer is recorded as failed (default 300)")
     lg.add_argument("--retry-failed", action="store_true",
