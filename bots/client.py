@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from protocol.rules import ACTION_TYPES, Action, RulesError, action_from_dict, event_from_dict
+from protocol.rules.chance import Verdict
 from protocol.wire import (
     CLIENT,
     TRADE_ANSWERS,
@@ -45,6 +46,7 @@ from protocol.wire import (
     ProtocolError,
     RemoteProtocolError,
 )
+from protocol.wire.witness import ChanceWitness
 
 from .base import Bot, safe_action
 
@@ -72,6 +74,10 @@ class BotOutcome:
     fallbacks: int = 0
     reconnects: int = 0
     finished: bool = False
+    chance: Verdict | None = None
+    """At game over, the game's revealed secret checked against the commitment
+    its start carried and every roll this client saw (None: not committed, or
+    revealed later); a failure is logged as a warning."""
 
 
 class BotClient:
@@ -90,6 +96,7 @@ class BotClient:
         self.version = 0  # the last event version seen (for a resume)
         self._chosen_at = 0  # the version of the legal list the last action came from
         self.outcome = BotOutcome()
+        self.witness = ChanceWitness()  # what this client can check of the dice
         self.resume_token: str | None = None
         self._random = random.Random(name)
         self.attach(reader, writer)
@@ -203,11 +210,15 @@ class BotClient:
                 self.bot.humans = frozenset(
                     q for q, seat in enumerate(seats)
                     if isinstance(seat, dict) and seat.get("kind") == "human")
+        elif kind == "game_started":
+            self.witness.game_started(msg)
         elif kind == "view":
             self.view = msg["view"]
             self.version = max(self.version, msg["version"])
+            self.witness.view(msg["view"])
         elif kind == "events":
             self.version = max(self.version, msg["version"])
+            self.witness.events(msg["events"])
             seat = self.outcome.seat
             if seat is not None and type(self.bot).on_events is not Bot.on_events:
                 events = [_event(e) for e in msg["events"]]
@@ -252,6 +263,11 @@ class BotClient:
             self.outcome.winner = msg["winner"]
             self.outcome.scores = msg["scores"]
             self.outcome.finished = True
+            settings = self.view.get("settings") if self.view is not None else None
+            verdict = self.outcome.chance = self.witness.game_over(msg, settings)
+            if verdict is not None and not verdict.ok:
+                log.warning("%s: the dice could not be verified: %s", self.name,
+                            verdict.message)
             if self.view is not None:
                 try:
                     self.bot.on_game_over(self.view)

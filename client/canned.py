@@ -26,6 +26,7 @@ from protocol.rules import (
     observe,
     to_act,
 )
+from protocol.rules.chance import CommittedChance, new_committed_game
 
 from .model import ClientModel
 
@@ -62,11 +63,18 @@ def canned_model(seat: int | None = 0, *, players: int = 4, seed: int = 11, turn
 
 
 def play_until(pred: Callable[[GameState], bool], *, players: int = 4, seed: int = 1,
-               settings: dict[str, Any] | None = None, max_steps: int = 20000
-               ) -> tuple[GameState, list[list[Event]]]:
+               settings: dict[str, Any] | None = None, max_steps: int = 20000,
+               secret: bytes | None = None) -> tuple[GameState, list[list[Event]]]:
     """Heuristic bots play a game until ``pred(state)`` holds (checked before every
-    decision); returns the state and the event batches so far."""
-    s = new_game(Settings.from_dict({"players": players, **(settings or {})}), seed)
+    decision); returns the state and the event batches so far. ``secret``: the
+    game's chance is committed (:mod:`protocol.rules.chance`)."""
+    st = Settings.from_dict({"players": players, **(settings or {})})
+    chance = None
+    if secret is not None:
+        s = new_committed_game(st, secret)
+        chance = CommittedChance(secret, st)
+    else:
+        s = new_game(st, seed)
     bots = [HeuristicBot(seed * 10 + q) for q in range(players)]
     history: list[list[Event]] = []
     for _ in range(max_steps):
@@ -76,16 +84,20 @@ def play_until(pred: Callable[[GameState], bool], *, players: int = 4, seed: int
             break
         q = to_act(s)[0]
         action = bots[q].act(LazyView(s, q), legal_actions(s, q))
-        history.append(apply(s, action, q))
+        history.append(apply(s, action, q, chance(s, q, action) if chance else None))
     raise RuntimeError("the condition never held")
 
 
 def model_from_state(s: GameState, seat: int | None,
                      history: list[list[Event]] | None = None, *, table: str = "t",
-                     session: str = "test", kinds: list[str] | None = None) -> ClientModel:
+                     session: str = "test", kinds: list[str] | None = None,
+                     chance: dict[str, Any] | None = None,
+                     start: GameState | None = None) -> ClientModel:
     """The model of a client at ``seat`` that received ``history`` and the state's
     current view and legal actions (what the server would have sent it);
-    ``kinds``: human or bot per seat (default: all human)."""
+    ``kinds``: human or bot per seat (default: all human); ``chance``: the
+    commitment the game started with; ``start``: the game as it began (its view
+    was sent first)."""
     players = s.settings.players
     kinds = kinds or ["human"] * players
     m = ClientModel()
@@ -94,7 +106,10 @@ def model_from_state(s: GameState, seat: int | None,
     m.apply({"type": "table", "table": table, "status": "playing", "seats": [
         {"name": NAMES[q], "kind": kinds[q], "connected": True, "auto": False}
         for q in range(players)]})
-    m.apply({"type": "game_started", "table": table})
+    m.apply({"type": "game_started", "table": table,
+             **({"chance": chance} if chance is not None else {})})
+    if start is not None:
+        m.apply({"type": "view", "version": 0, "view": observe(start, seat)})
     version = 0
     for batch in history or []:
         version += 1

@@ -1070,6 +1070,13 @@ class GameOverDialog(Dialog):
         if self._lobby:
             self.buttons["lobby"] = TButton("lobby", self.tr("table.dlg.to_lobby"), self._leave,
                                             primary=not self._again)
+        state = chance_state(self.model)
+        if state is not None:  # committed chance: how the dice were checked
+            self.buttons["dice"] = TButton("dice", self.tr(f"table.chance.{state}"),
+                                           self._show_chance)
+
+    def _show_chance(self) -> None:
+        self.ctx.stack.push(ChanceDialog(self.ctx, self.ui))
 
     def layout(self) -> None:
         super().layout()  # over the whole window, not only the island
@@ -1117,6 +1124,11 @@ class GameOverDialog(Dialog):
     def place(self, body: pygame.Rect) -> None:
         self.footer(["board"] + (["lobby"] if self._lobby else [])
                     + (["again"] if self._again else []), 40)
+        dice = self.buttons.get("dice")
+        if dice is not None:  # at the left of the footer, apart from the way on
+            px = self.ui.px
+            w = max(px(150), self.ui.text.font(14, True).size(dice.label)[0] + px(28))
+            dice.rect = pygame.Rect(self.rect.x + px(18), self.rect.bottom - px(54), w, px(40))
 
     def _leave(self) -> None:
         self.ctx.send({"type": "leave"})
@@ -1297,6 +1309,81 @@ class GameOverDialog(Dialog):
         charts.dice_chart(surface, pygame.Rect(area.x, y + px(20), area.w,
                                                area.bottom - y - px(20)),
                           t, self.ui.scale, stats.dice, self.tr("table.stats.expected"))
+
+
+def chance_state(model: Any) -> str | None:
+    """``verified``, ``failed`` or ``pending`` for a game of committed chance
+    that is over (None: nothing was committed)."""
+    if model.game_over is None:
+        return None
+    if model.chance_pending:
+        return "pending"
+    verdict = model.chance_verdict
+    if verdict is None:
+        return None
+    return "verified" if verdict.ok else "failed"
+
+
+class ChanceDialog(Dialog):
+    """How the dice were verified: the commitment at the start, the reveal at
+    the end, and what this window recomputed from it (:attr:`ClientModel.chance_verdict`)."""
+
+    kind = "chance"
+    after_game_over = True
+    width, height = 640, 360
+
+    def title(self) -> str:
+        state = chance_state(self.model)
+        return self.tr({"verified": "table.chance.title_ok",
+                        "pending": "table.chance.title_pending"}.get(state or "",
+                                                                     "table.chance.title_bad"))
+
+    def build(self) -> None:
+        self.buttons["close"] = TButton("close", self.tr("table.chance.close"), self.close,
+                                        primary=True)
+
+    def layout(self) -> None:
+        surf = pygame.display.get_surface() if pygame.display.get_init() else None
+        size = surf.get_size() if surf is not None else self.ctx.options.get("size",
+                                                                             (1280, 800))
+        self.area = pygame.Rect((0, 0), size)  # over the game-over screen, centred
+        px = self.ui.px
+        self.rect = pygame.Rect(0, 0, min(px(self.width), self.area.w - px(16)),
+                                min(px(self.height), self.area.h - px(16)))
+        self.rect.center = self.area.center
+        self.place(self.body())
+        self._dim = None
+
+    def place(self, body: pygame.Rect) -> None:
+        self.footer(["close"])
+
+    def paragraphs(self) -> list[tuple[str, tuple[int, int, int]]]:
+        m = self.model
+        commitment = (m.announced or "")[:16]
+        state = chance_state(m)
+        if state == "pending":
+            return [(self.tr("table.chance.pending_text", commitment=commitment), INK)]
+        verdict = m.chance_verdict
+        out = [(self.tr("table.chance.how1", commitment=commitment), INK)]
+        if verdict is not None and verdict.ok:
+            out += [(self.tr("table.chance.how2"), INK),
+                    (self.tr("table.chance.how3", n=verdict.checked.get("dice", 0)), INK)]
+        elif verdict is not None:
+            out.append((self.tr("table.chance.bad", why=verdict.message), BAD))
+        out.append((self.tr("table.chance.how4"), INK_SOFT))
+        return out
+
+    def draw_body(self, surface: pygame.Surface, body: pygame.Rect) -> None:
+        t = self.ui.text
+        px = self.ui.px
+        y = body.y + px(4)
+        for text, color in self.paragraphs():
+            for line in t.wrap(text, 14, body.w):
+                if y > body.bottom - px(60):
+                    return
+                t.draw(surface, line, (body.x, y), 14, color)
+                y += px(20)
+            y += px(10)
 
 
 class ConfirmLeaveDialog(Dialog):

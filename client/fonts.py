@@ -84,7 +84,7 @@ JAPANESE_SAMPLE = "開拓資源街道あアー"
 """Kanji, hiragana, katakana and the long vowel mark: a font must have them all."""
 LATIN_SAMPLE = "AZaz09?!%+()/:"
 """Latin letters, digits and plain punctuation (numbers, names, English)."""
-UI_SYMBOLS = "·×–—…→⇄−▶◀▼●“”§"
+UI_SYMBOLS = "·×–—…→⇄−▶◀▼●“”§✓"
 """The symbols the UI draws besides letters and digits (arrows, the minus sign of
 the steppers, the ellipsis of cut texts, ...)."""
 MAX_FONT_BYTES = 64 << 20

@@ -45,7 +45,7 @@ from .widgets import (
 
 Message = dict[str, Any]
 
-OPTIONS = ("balanced_map", "shuffle_harbors", "harbor_delay", "strict_phases")
+OPTIONS = ("balanced_map", "shuffle_harbors", "harbor_delay", "strict_phases", "balanced_dice")
 TIMER_CHOICES = (0, 15, 30, 45, 60, 90, 120, 180, 300)
 REFRESH_EVERY = 3.0
 """Seconds between table-list refreshes while the lobby is shown."""
@@ -922,7 +922,7 @@ class CreateTableDialog(Scene):
         col_w = field_w // 2
         for i, box in enumerate(self.checks.values()):
             box.rect = pygame.Rect(x + label_w + (i % 2) * col_w, y + (i // 2) * 34, col_w - 8, 30)
-        y += 2 * 34 + 12
+        y += (len(self.checks) + 1) // 2 * 34 + 12
         self.seats_y = y
         self.rows.append(("lobby.create.seats", y + 16))
         for i, sel in enumerate(self.seat_selectors):

@@ -13,7 +13,9 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from protocol.rules import Action, RulesError, action_from_dict
+from protocol.rules.chance import Verdict
 from protocol.wire import TRADE_REASONS
+from protocol.wire.witness import ChanceWitness
 
 from .stats import GameStats
 
@@ -62,6 +64,8 @@ class ClientModel:
     game_over: Message | None = None
     on_turn: int | None = None  # the seat on turn, as the events tell it
     trade_reasons: dict[int, str] = field(default_factory=dict)  # the open offer's answers
+    # committed chance: what this window can check itself (protocol.wire.witness)
+    chance: ChanceWitness = field(default_factory=ChanceWitness)
     errors: deque[tuple[str, str]] = field(default_factory=lambda: deque(maxlen=20))
     error_count: int = 0  # errors ever added (the deque is bounded): new ones are the last
     #                       ``error_count - seen`` entries
@@ -105,8 +109,12 @@ class ClientModel:
             self._leave()
         elif kind == "game_started":
             self.table_status = "playing"
+            if self.game_over is not None:  # a new game at this table
+                self.chance = ChanceWitness()
             self.game_over = None
+            self.chance.game_started(msg)
         elif kind == "view":
+            self.chance.view(msg["view"])
             self.view = msg["view"]
             self.version = msg["version"]
             if self.legal_version < self.version:
@@ -115,6 +123,7 @@ class ClientModel:
             self.version = max(self.version, msg["version"])
             self.stats.feed(msg["version"], msg["events"], players=self.players())
             reason = msg.get("reason")
+            self.chance.events(msg["events"])
             for event in msg["events"]:
                 event = self._annotate(event, reason if reason in TRADE_REASONS else None)
                 self.events.append(event)
@@ -147,6 +156,7 @@ class ClientModel:
             self.game_over = msg
             self.legal = []
             self.table_status = "finished"
+            self.chance.game_over(msg, (self.view or {}).get("settings") or self.settings)
         elif kind == "chat":
             if msg.get("past") is True and self._past_chat:
                 self.chat.clear()  # after a rejoin: the server's lines, not ours twice
@@ -180,6 +190,20 @@ class ClientModel:
                 self.trade_reasons[seat] = reason
             event = {**event, "reason": reason}
         return event
+
+    @property
+    def chance_verdict(self) -> Verdict | None:
+        """At game over: the check of the revealed secret (None: nothing committed,
+        or revealed later)."""
+        return self.chance.verdict
+
+    @property
+    def chance_pending(self) -> bool:
+        return self.chance.pending
+
+    @property
+    def announced(self) -> str | None:
+        return self.chance.announced
 
     def _error(self, code: str, message: str) -> None:
         self.errors.append((code, message))
@@ -224,6 +248,7 @@ class ClientModel:
         self.chat.clear()
         self.game_over = None
         self.rejected = None
+        self.chance = ChanceWitness()
 
     # --- convenience for scenes ---------------------------------------------------
     def players(self) -> int | None:

@@ -30,6 +30,7 @@ from protocol.rules import (
     new_game,
     observe,
 )
+from protocol.rules.chance import Verdict, verify
 
 SNAPSHOT_EVERY = 50
 MAX_STEPS = 100_000
@@ -71,6 +72,18 @@ class Replay:
             if (i + 1) % SNAPSHOT_EVERY == 0:
                 self.snapshots.append(s.copy())
         self.final = s
+        self._verdict: Verdict | None = None
+
+    @property
+    def verdict(self) -> Verdict | None:
+        """The game's chance checked against its revealed secret, every step
+        (None: a game of the engine's own generator, or not revealed yet)."""
+        chance = self.log.chance
+        if chance is None or "secret" not in chance:
+            return None
+        if self._verdict is None:
+            self._verdict = verify(self.log)
+        return self._verdict
 
     def _start(self) -> GameState:
         log = self.log
@@ -127,7 +140,11 @@ class Replay:
             {"name": self.info.names[q] if q < len(self.info.names) else f"{q + 1}",
              "kind": kinds[q] if q < len(kinds) else "human", "connected": True, "auto": False}
             for q in range(self.players)]}
-        yield {"type": "game_started", "table": "replay"}
+        started: Message = {"type": "game_started", "table": "replay"}
+        if self.log.chance is not None:
+            started["chance"] = {k: v for k, v in self.log.chance.items()
+                                 if k in ("scheme", "commitment")}
+        yield started
         for i in range(step):
             yield self.batch(i)
         yield from self.after(step, state)
@@ -143,5 +160,8 @@ class Replay:
         if s.phase == Phase.GAME_OVER and step == self.steps:
             over = self.events[-1][-1] if self.events and self.events[-1] else {}
             scores = over.get("scores") if over.get("type") == "game_over" else None
-            yield {"type": "game_over", "winner": s.winner,
-                   "scores": list(scores) if scores is not None else []}
+            end: Message = {"type": "game_over", "winner": s.winner,
+                            "scores": list(scores) if scores is not None else []}
+            if self.log.chance is not None:
+                end["chance"] = dict(self.log.chance)
+            yield end

@@ -77,12 +77,20 @@ class ReplayScene(TableScene):
         self._state = self.replay.state_at(step)
         for msg in self.replay.messages(step, self._state):
             m.apply(msg)
+        self._full_check()
         self.shown = step
         self.hands = self.replay.hands(self._state)
         if step < self.replay.steps:
             self._over_shown = False  # the scores open again at the end
         self.win_wait = 0.0
         self._derived_key = None
+
+    def _full_check(self) -> None:
+        """At the end: the whole record checked (every card and steal too), not
+        only what a spectator saw."""
+        m = self.ctx.model
+        if m.game_over is not None and self.replay.verdict is not None:
+            m.chance.verdict = self.replay.verdict
 
     def forward(self) -> bool:
         """One step on (the model gets that step's events as news)."""
@@ -95,6 +103,7 @@ class ReplayScene(TableScene):
         self.shown += 1
         for msg in self.replay.after(self.shown, self._state):
             m.apply(msg)
+        self._full_check()
         self.hands = self.replay.hands(self._state)
         return True
 
@@ -335,5 +344,9 @@ class ReplayScene(TableScene):
         pygame.draw.circle(surface, CREAM, knob, px(8))
         status = self.ctx.tr("replay.status", step=self.shown, steps=self.replay.steps,
                              turn=self.replay.turn_at(self.shown))
+        verdict = self.replay.verdict
+        if verdict is not None:
+            status += " · " + self.ctx.tr("table.chance.verified" if verdict.ok
+                                          else "table.chance.failed")
         t.draw(surface, t.fit(status, 12, self.rects["status"].w, True),
                self.rects["status"].midleft, 12, CREAM, True, "midleft")

@@ -41,10 +41,14 @@ def make_context(model: Any, lang: str = "en",
     return ctx, fonts.lang
 
 
-SCENES = ("table", "stats", "trade", "colorblind")
+SCENES = ("table", "stats", "trade", "colorblind", "verified")
 """What ``kaitaku client --screenshot`` can draw: the table in a build mode, the
 end-of-game statistics, the trade panel answering an offer, the colour-blind
-palette."""
+palette, the dice verified at the end of a game of committed chance."""
+
+VERIFIED_SECRET = bytes(range(64))
+"""The committed game of the ``verified`` screenshot (a fixed secret: the
+same picture every time)."""
 
 
 def screenshot_model(scene: str, lang: str = "en") -> Any:
@@ -53,9 +57,16 @@ def screenshot_model(scene: str, lang: str = "en") -> Any:
 
     from .canned import CHAT, NAMES, model_from_state, play_until
 
+    reveal = None
     if scene == "stats":
         state, history = play_until(lambda s: s.phase == Phase.GAME_OVER, seed=11,
                                     max_steps=1 << 30)
+    elif scene == "verified":
+        from protocol.rules.chance import Reveal, new_committed_game
+
+        reveal = Reveal.new(VERIFIED_SECRET, bytes(range(16)))
+        state, history = play_until(lambda s: s.phase == Phase.GAME_OVER, seed=11,
+                                    max_steps=1 << 30, secret=reveal.secret)
     elif scene == "trade":
         def answering(s: Any) -> bool:  # one seat still to answer, others have, one yes
             t = s.trade
@@ -70,13 +81,17 @@ def screenshot_model(scene: str, lang: str = "en") -> Any:
         return canned_model(0, lang=lang)
     seat = state.trade.status.index(0) if scene == "trade" and state.trade else 0
     m = model_from_state(state, seat, history, table="canned", session="canned",
-                         kinds=["human" if q in (0, 1, seat) else "bot" for q in range(4)])
+                         kinds=["human" if q in (0, 1, seat) else "bot" for q in range(4)],
+                         chance=None if reveal is None else reveal.announced(),
+                         start=None if reveal is None
+                         else new_committed_game(state.settings, reveal.secret))
     for q, text in CHAT.get(lang, CHAT["en"]):
         m.apply({"type": "chat", "table": "canned", "seat": q, "name": NAMES[q], "text": text})
     if state.phase == Phase.GAME_OVER:
         over = next(e for e in reversed(history[-1]) if e.name == "game_over")
         m.apply({"type": "game_over", "winner": over.to_dict()["winner"],
-                 "scores": list(over.to_dict()["scores"])})
+                 "scores": list(over.to_dict()["scores"]),
+                 **({"chance": reveal.to_dict()} if reveal is not None else {})})
     return m
 
 
@@ -103,6 +118,11 @@ def render_screenshot(path: str | os.PathLike[str], lang: str = "en",
         table.update(0.0)
         table.pulse = 0.25
         ctx.stack.update(0.0)
+        if scene == "verified":
+            from .dialogs import ChanceDialog
+
+            ctx.stack.push(ChanceDialog(ctx, table.ui))
+            ctx.stack.update(0.0)
         ctx.stack.draw(screen)
         out = Path(path)
         if out.parent and not out.parent.exists():

@@ -386,7 +386,7 @@ def _duplicate_block(job: tuple[str, str, int, int, int, bool, float | None]) ->
     """One block: ``hero`` in each seat once against ``players - 1`` copies of
     ``villain``; returns the hero's win (1/0) per game."""
     from bots import make_bot
-    from league.duplicate import DuplicateChance
+    from league.duplicate import seeded_chance
     from league.schedule import game_seed
 
     hero, villain, players, seed, block, duplicate, budget = job
@@ -400,9 +400,9 @@ def _duplicate_block(job: tuple[str, str, int, int, int, bool, float | None]) ->
             if budget is not None and hasattr(bot, "budget"):
                 bot.budget = budget
             lineup.append(bot)
-        chance = DuplicateChance(game).outcome if duplicate else None
-        result = play_game(lineup, Settings(players=players, turn_cap=ENGINE_TURN_CAP), game,
-                           keep_log=False, chance=chance)
+        settings = Settings(players=players, turn_cap=ENGINE_TURN_CAP)
+        start, chance = seeded_chance(game, settings) if duplicate else (game, None)
+        result = play_game(lineup, settings, start, keep_log=False, chance=chance)
         wins.append(int(result.winner == seat))
     return wins
 

@@ -80,6 +80,12 @@ def _league(args: argparse.Namespace) -> int:
     return league_main(args)
 
 
+def _verify(args: argparse.Namespace) -> int:
+    from .verify import main_verify
+
+    return main_verify(args)
+
+
 def _replay(args: argparse.Namespace) -> int:
     from .replay import main_replay_command
 
@@ -104,7 +110,8 @@ def _play(args: argparse.Namespace) -> int:
 
     bots = args.bots or [bot_for_level(args.level)] * 3
     return play_window(bots, name=args.name, lang=args.lang or _lang(),
-                       vp=args.vp, sea3d=args.sea3d, seed=args.seed, timer=args.timer)
+                       vp=args.vp, sea3d=args.sea3d, seed=args.seed, timer=args.timer,
+                       balanced_dice=args.balanced_dice)
 
 
 def _lang() -> str:
@@ -726,7 +733,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="SQLite file (default league.db in the current directory)")
     lg.add_argument("--report", default=None, metavar="DIR",
                     help="write index.html and report.md to DIR")
-    lg.add_argument("--seed", type=int, default=1)
+    lg.add_argument("--seed", type=int, default=1,
+                    help="the seating (default 1); every game's chance comes from a secret "
+                         "the league draws and keeps in its database")
     lg.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS",
                     help="a game running longer is recorded as failed (default 300)")
     lg.add_argument("--retry-failed", action="store_true",
@@ -793,6 +802,22 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--step", action="store_true", help="wait for Enter after each turn")
     rp.set_defaults(func=_replay)
 
+    vf = sub.add_parser("verify", help="check a finished game's dice, cards and steals "
+                                       "against the secret revealed after it (exit 1 if "
+                                       "they do not follow)")
+    vf.add_argument("game_id", nargs="?", default=None, metavar="GAME_ID",
+                    help="a league or ladder game's id, or with --server-db a table's id")
+    vf.add_argument("--db", default="league.db",
+                    help="the league database (default league.db)")
+    vf.add_argument("--server-db", nargs="?", const="", default=None, metavar="PATH",
+                    help="read the game server's database instead (default "
+                         "$XDG_DATA_HOME/kaitaku/kaitaku.db)")
+    vf.add_argument("--ladder-db", default=None, metavar="PATH",
+                    help="read a ladder's database instead")
+    vf.add_argument("--file", default=None, metavar="PATH",
+                    help="read a game log file (JSON, docs/ENGINE.md) instead")
+    vf.set_defaults(func=_verify)
+
     play = sub.add_parser("play", help="play against bots in the game window (a local "
                                        "server starts by itself)")
     play.add_argument("--terminal", action="store_true",
@@ -816,6 +841,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--sea3d", action="store_true",
                       help="sea3D house rules: balanced map, shuffled harbors, harbor delay, "
                            "no trading after building")
+    play.add_argument("--balanced-dice", action="store_true",
+                      help="the window's game: dice dealt from a deck of the 36 outcomes "
+                           "(docs/PROTOCOL.md 8.2)")
     play.set_defaults(func=_play)
 
     cli = sub.add_parser("client", help="open the game window (lobby: connect, LAN servers, "
@@ -828,10 +856,10 @@ def build_parser() -> argparse.ArgumentParser:
     cli.add_argument("--screenshot", default=None, metavar="FILE.png",
                      help="draw a sample table to FILE.png without a window, and exit")
     cli.add_argument("--scene", default="table",
-                     choices=("table", "stats", "trade", "colorblind"),
+                     choices=("table", "stats", "trade", "colorblind", "verified"),
                      help="with --screenshot: the table in a build mode (default), the "
-                          "end-of-game statistics, the trade panel, or the colour-blind "
-                          "palette")
+                          "end-of-game statistics, the trade panel, the colour-blind "
+                          "palette, or the dice verified at a game's end")
     cli.add_argument("--no-discovery", action="store_true",
                      help="do not look for servers on the LAN")
     _tls_flags(cli)

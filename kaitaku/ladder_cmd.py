@@ -77,7 +77,8 @@ def add_server_flags(srv: argparse.ArgumentParser) -> None:
                    help="no registration over the network: the organiser registers names "
                         "with kaitaku ladder register --db")
     g.add_argument("--ladder-seed", type=int, default=None,
-                   help="seed of the boards (default: random)")
+                   help="seed of the boards and starting seats (default: secret); the "
+                        "dice stay secret either way")
     g.add_argument("--ladder-http", default=None, metavar="HOST:PORT",
                    help="serve the standings, rating history and games as a web page here "
                         "(e.g. 0.0.0.0:8080)")

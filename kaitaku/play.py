@@ -62,7 +62,8 @@ class _SeededServer(Server):
 
     def attach_table(self, table: Table[Session], durable: bool = True) -> None:
         if self.next_seed is not None and table.status == "waiting":
-            table.seed, self.next_seed = self.next_seed, None
+            table.use_seed(self.next_seed)  # the engine's dice of the chosen seed
+            self.next_seed = None
         super().attach_table(table, durable)
 
     def abandon(self, table_id: str) -> None:
@@ -246,7 +247,7 @@ class PlayHooks:
 
 
 def play_window(bots: list[str], *, name: str | None, lang: str, vp: int, sea3d: bool,
-                seed: int | None, timer: int = 0) -> int:
+                seed: int | None, timer: int = 0, balanced_dice: bool = False) -> int:
     """Play in the window against ``bots`` (1 to 3 of them); returns the exit code."""
     from client.app import App, NoDisplay, default_name
     from client.state_file import StateFile
@@ -258,6 +259,8 @@ def play_window(bots: list[str], *, name: str | None, lang: str, vp: int, sea3d:
     if sea3d:
         settings.update(balanced_map=True, shuffle_harbors=True, harbor_delay=True,
                         strict_phases=True)
+    if balanced_dice:
+        settings["balanced_dice"] = True
     player = (name or default_name())[:32]
     logging.getLogger("kaitaku").setLevel(logging.ERROR)  # the local server's news: not here
     folder = play_dir()

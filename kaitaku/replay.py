@@ -90,13 +90,14 @@ def load_league_game(db: str, game_id: int) -> tuple[GameLog, list[str], str]:
 # --- the game server's database ---------------------------------------------------------------
 
 
-def load_server_game(db: str, table_id: str) -> tuple[GameLog, list[str], list[str], str]:
+def load_server_game(db: str, table_id: str, check: bool = True
+                     ) -> tuple[GameLog, list[str], list[str], str]:
     """A finished table's log from the server's database: the log, its seats' names
-    and kinds, and its name."""
+    and kinds, and its name (``check=False``: also a log that does not replay)."""
     from server.storage import StorageError, read_finished
 
     try:
-        game = read_finished(db, table_id, MAX_ACTIONS)
+        game = read_finished(db, table_id, MAX_ACTIONS, check)
     except StorageError as exc:
         raise ReplayError(str(exc)) from exc
     return game.log, game.names, game.kinds, game.name

@@ -1,118 +1,39 @@
 """Duplicate matches: the same board and the same chance in every seat rotation.
 
-Catan is luck-heavy. In a duplicate block (as in duplicate bridge) every
+Catan is luck-heavy. In a duplicate set (as in duplicate bridge) every
 rotation of the same entries plays the same board with the same starting seat
-*and* the same chance, drawn from streams that do not depend on the decisions
-made, so each entry faces exactly the luck the others faced in its seat:
+*and* the same chance: its games share one committed secret, and committed
+chance (:mod:`protocol.rules.chance`) draws every outcome from the turn and
+the situation, never from the decisions made before, so each entry faces
+exactly the luck the others faced in its seat:
 
-* the dice of turn ``t``, roll ``r`` (the 2-player game rolls twice) come from
-  their own stream, keyed by the block's seed, ``t`` and ``r``; the second roll
-  of a 2-player turn is re-drawn from the same key until it differs from the
-  first, as the rules ask;
-* the development deck has one fixed order per block: the ``k``-th card bought
-  in the game is the ``k``-th card of that order, whoever buys it;
-* the ``j``-th steal (or forced-trade draw) of turn ``t`` uses a fixed number
-  ``u`` in ``[0, 1)``, keyed by ``t`` and ``j``, mapped onto the victim's hand
-  in resource order (lumber first), so the same hand gives the same card.
+* the dice of turn ``t``, roll ``r`` are the same in every rotation;
+* the ``k``-th development card bought is drawn by the same number, whoever buys it;
+* a steal (or forced-trade draw) in the same turn and situation from the same
+  hand takes the same card.
 
-Chance reaches the engine through ``apply(..., chance=)``, the argument that
-replays recorded outcomes, so the engine and ordinary games are untouched, and
-a duplicate game's log replays like any other.
+The set's secret is revealed only when every game of the set is over (the
+league's database and report, the ladder's page). Where an entry could carry
+what it saw from one rotation into the next (a ladder bot, an unsandboxed
+``cmd:`` entry), the rotations share the deal but each draws its own play
+(:func:`league.schedule.game_chance`).
 """
 
 from __future__ import annotations
 
 import hashlib
 
-from protocol.rules import (
-    Action,
-    BuyDevCard,
-    GameState,
-    MoveRobber,
-    RollDice,
-    Steal,
-    TokenForcedTrade,
-    apply,
-)
-from protocol.rules import events as ev
-from protocol.rules.rng import Rng
-from protocol.rules.state import DEV_DECK
-
-Chance = tuple[int, ...] | None
-
-_CHANCY = (RollDice, BuyDevCard, MoveRobber, Steal, TokenForcedTrade)
-"""The actions that can draw chance (a robber move may steal at once)."""
+from protocol.rules import Settings
+from protocol.rules.chance import CommittedChance, deal_seed
 
 
-def _key(seed: int, *parts: object) -> int:
-    text = ":".join(["kaitaku-duplicate", str(seed), *map(str, parts)])
-    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
+def seeded_secret(seed: int) -> bytes:
+    """A reproducible secret from a public seed: for benchmarks and tests
+    only (anyone who knows the seed knows the chance)."""
+    return hashlib.sha512(f"kaitaku-duplicate:{seed}".encode()).digest()
 
 
-class DuplicateChance:
-    """The chance of one duplicate block. Call :meth:`outcome` before applying
-    each action and pass what it returns as ``apply``'s ``chance``."""
-
-    def __init__(self, seed: int) -> None:
-        self.seed = seed
-        deck = [card for card, n in enumerate(DEV_DECK) for _ in range(n)]
-        Rng(_key(seed, "deck")).shuffle(deck)
-        self.deck_order: tuple[int, ...] = tuple(deck)
-        self._turn = -1
-        self._draws = 0  # steals and forced-trade draws so far this turn
-
-    def dice(self, turn: int, roll: int, attempt: int = 0) -> tuple[int, int]:
-        x = Rng(_key(self.seed, "dice", turn, roll, attempt)).below(36)
-        return (x // 6 + 1, x % 6 + 1)
-
-    def unit(self, turn: int, draw: int, card: int) -> float:
-        return Rng(_key(self.seed, "draw", turn, draw, card)).below(1 << 53) / (1 << 53)
-
-    @staticmethod
-    def _pick(hand: list[int], u: float) -> int:
-        i = int(u * sum(hand))
-        r = 0
-        while i >= hand[r]:
-            i -= hand[r]
-            r += 1
-        return r
-
-    def outcome(self, s: GameState, seat: int, action: Action) -> Chance:
-        """The chance ``action`` by ``seat`` gets in state ``s`` (None: it has
-        none, or it is illegal and the engine will say so)."""
-        if not isinstance(action, _CHANCY):
-            return None
-        if s.turn != self._turn:
-            self._turn, self._draws = s.turn, 0
-        trial = s.copy()
-        try:
-            events = apply(trial, action, seat)
-        except Exception:
-            return None  # the real apply reports the error
-        for e in events:
-            if isinstance(e, ev.DiceRolled):
-                roll = s.rolls_done
-                attempt = 0
-                d = self.dice(s.turn, roll, attempt)
-                while roll and sum(d) == s.first_sum:  # R-2P-3: the second sum differs
-                    attempt += 1
-                    d = self.dice(s.turn, roll, attempt)
-                return d
-            if isinstance(e, ev.DevCardBought):
-                bought = len(self.deck_order) - sum(s.dev_deck)
-                return (self.deck_order[bought],)
-            if isinstance(e, ev.Stolen):
-                if e.count == 0:
-                    return (-1,)
-                self._draws += 1
-                return (self._pick(s.hands[e.victim][:], self.unit(s.turn, self._draws, 0)),)
-            if isinstance(e, ev.ForcedTradeDrawn):
-                self._draws += 1
-                pool = s.hands[e.victim][:]
-                drawn = []
-                for k in range(e.count):
-                    r = self._pick(pool, self.unit(s.turn, self._draws, k))
-                    pool[r] -= 1
-                    drawn.append(r)
-                return tuple(drawn)
-        return None
+def seeded_chance(seed: int, settings: Settings) -> tuple[int, CommittedChance]:
+    """The engine seed and the chance source of a benchmark's duplicate set."""
+    secret = seeded_secret(seed)
+    return deal_seed(secret), CommittedChance(secret, settings)

@@ -13,6 +13,7 @@ which is recorded as failed.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import random
@@ -27,10 +28,10 @@ from typing import Any
 from bots import Bot, make_bot, play_game
 from bots.base import safe_action
 from protocol.rules import Action, Event, GameLog, GameState, RulesError, Settings
+from protocol.rules.chance import CommittedChance, Reveal
 from protocol.wire import clean_text
 from server.clock import Clock, SeatClock
 
-from .duplicate import DuplicateChance
 from .sandbox import Limits
 
 ENGINE_TURN_CAP = 1000
@@ -59,14 +60,30 @@ class GameTask:
     settings: dict[str, Any]
     timeout: float
     duplicate: bool = False
-    """Chance from the block's decision-independent streams (``seed`` is then
-    the block's seed, shared by its rotations)."""
+    """A game of a duplicate set (its rotations share ``reveal``'s deal, and its play
+    too when ``reveal_at_end`` is False)."""
     clock: Clock | None = None
     """Every seat's chess clock (None: no clock)."""
     sandbox: bool = True
     """Run ``cmd:`` entries in a sandbox (:mod:`league.sandbox`)."""
     limits: Limits | None = None
     """The sandbox's limits (None: :class:`~league.sandbox.Limits`' defaults)."""
+    reveal: Reveal | None = None
+    """The game's committed chance (``seed`` is then its deal's seed); None:
+    the engine's generator from ``seed``."""
+    reveal_at_end: bool = True
+    """Whether the game's ``game_over`` may reveal its secret (False: other
+    games of its duplicate set still use it)."""
+    reveal_set: tuple[int, ...] = ()
+    """The indices of the games that use ``reveal``'s secret (its reveal waits for all)."""
+    bot_seeds: tuple[int, ...] = ()
+    """Each seat's bot seed (``{bot_seed}``); empty: ``seed * 8 + seat``."""
+
+    def bot_seed(self, seat: int) -> int:
+        return self.bot_seeds[seat] if self.bot_seeds else self.seed * 8 + seat
+
+    def chance(self, settings: Settings) -> CommittedChance | None:
+        return None if self.reveal is None else CommittedChance(self.reveal.secret, settings)
 
 
 @dataclass(slots=True)
@@ -91,6 +108,9 @@ class GameOutcome:
     seat_logs: list[dict[str, Any]] = field(default_factory=list)
     """Per seat ``{"why": why it lost its seat or None, "stderr": the end of its
     standard error, cleaned}`` (:class:`league.store.SeatLog`)."""
+    chance: str | None = None
+    """The committed chance revealed (``Reveal.to_dict()`` as JSON): kept by the
+    organiser, published when no game of its set can still be played."""
 
 
 class GameTimeout(RuntimeError):
@@ -320,12 +340,12 @@ def play_task(task: GameTask) -> GameOutcome:
             lineup: list[Bot] = []
             clocks: list[Clocked] = []
             for q, spec in enumerate(task.specs):
-                bot: Bot = timed(make_bot(spec, task.seed * 8 + q), times[q], deadline)
+                bot: Bot = timed(make_bot(spec, task.bot_seed(q)), times[q], deadline)
                 if task.clock is not None:
-                    bot = clocked(bot, task.clock, task.seed * 8 + q)
+                    bot = clocked(bot, task.clock, task.bot_seed(q))
                     clocks.append(bot)
                 lineup.append(bot)
-            chance = DuplicateChance(task.seed).outcome if task.duplicate else None
+            chance = task.chance(settings)
 
             def illegal(seat: int, action: Action, legal: Sequence[Action],
                         exc: RulesError) -> Action | None:
@@ -343,19 +363,34 @@ def play_task(task: GameTask) -> GameOutcome:
         return GameOutcome(task.index, task.seed, "ok", None, winner, vp,
                            rank_seats(vp, winner, forfeits), turns, decisions,
                            time.perf_counter() - t0, times,
-                           json.dumps(GameLog.of(final).to_dict()), timeouts, forfeits, logs)
+                           json.dumps(_log(task, final).to_dict()), timeouts, forfeits, logs,
+                           _reveal_json(task))
     except Exception as exc:  # a failing bot must not stop the league
-        partial = GameLog.of(state[0]) if state and state[0].log is not None else None
+        partial = _log(task, state[0]) if state and state[0].log is not None else None
         turns = state[0].turn if state else 0
         decisions = len(partial.steps) if partial else 0
         return GameOutcome(task.index, task.seed, "failed", f"{type(exc).__name__}: {exc}",
                            None, [], [], turns, decisions, time.perf_counter() - t0, times,
                            json.dumps(partial.to_dict()) if partial else None,
-                           seat_logs=logs)
+                           seat_logs=logs, chance=_reveal_json(task))
     finally:
         if use_alarm:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, old_handler)
+
+
+def _log(task: GameTask, s: GameState) -> GameLog:
+    """The game's log, with its commitment (the secret is kept apart)."""
+    log = GameLog.of(s)
+    if task.reveal is None:
+        return log
+    return dataclasses.replace(log, chance=task.reveal.announced())
+
+
+def _reveal_json(task: GameTask) -> str | None:
+    if task.reveal is None:
+        return None
+    return json.dumps({**task.reveal.to_dict(), "set": list(task.reveal_set or (task.index,))})
 
 
 # --- external commands: the game runs on a private server --------------------------------
@@ -489,10 +524,9 @@ async def _networked(task: GameTask, settings: Settings, times: list[list[float]
     if not task.sandbox:  # only unsandboxed commands connect to a port
         await srv.start()
         serving = asyncio.ensure_future(srv.serve_forever())
-    chance = DuplicateChance(task.seed).outcome if task.duplicate else None
     table: Table[Session] = Table(f"league-{task.index}", f"league game {task.index}",
                                   settings, "league", 0, seed=task.seed, clock=task.clock,
-                                  chance=chance)
+                                  reveal=task.reveal, reveal_at_end=task.reveal_at_end)
     table.record_decisions = True  # the cmd: entries' decision times, measured here
     table.stand_in_pace = 0.0
     srv.attach_table(table)  # a table with the league's seed (the protocol cannot choose one)
@@ -506,7 +540,7 @@ async def _networked(task: GameTask, settings: Settings, times: list[list[float]
         for q, spec in enumerate(task.specs):
             if is_command(spec):
                 fields: dict[str, Any] = {"table": table.id, "python": sys.executable,
-                                          "bot_seed": task.seed * 8 + q, "seat": q,
+                                          "bot_seed": task.bot_seed(q), "seat": q,
                                           "key": keys[q]}
                 if not task.sandbox:
                     fields.update(host="127.0.0.1", port=srv.port)
@@ -525,7 +559,7 @@ async def _networked(task: GameTask, settings: Settings, times: list[list[float]
                         *argv, stdin=asyncio.subprocess.DEVNULL,
                         stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
             else:
-                bot = _Watched(make_bot(spec, task.seed * 8 + q), times[q], errors, q)
+                bot = _Watched(make_bot(spec, task.bot_seed(q)), times[q], errors, q)
                 reader, writer, theirs = await _pair()
                 srv.adopt(*await asyncio.open_connection(sock=theirs))
                 clients[q] = asyncio.ensure_future(run_bot_stream(

@@ -7,9 +7,10 @@ anywhere (TLS on a server with a certificate). A connection that says
 ``ladder_ready {name, key, games}`` is queued for that many games. Whenever
 enough bots wait for a table of :attr:`LadderConfig.players`, the ladder seats
 the longest-waiting ones at a table of their own: a *duplicate set* (the same
-board and the same chance in every seat rotation, :mod:`league.duplicate`,
-played one rotation after the other) when each of them still wants as many
-games as the set has, otherwise one game with the seats in a random rotation.
+board and starting seat in every seat rotation, played one rotation after the
+other; each rotation draws its own dice, cards and steals, since a bot has
+seen the last one's) when each of them still wants as many games as the set
+has, otherwise one game with the seats in a random rotation.
 Games run under the ladder's chess clock (:mod:`server.clock`); a bot that
 runs out of time too often, or whose connection stays away past the grace,
 forfeits (a built-in bot finishes its seat; it ranks last). Each finished game
@@ -30,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import bisect
 import contextlib
+import dataclasses
 import hashlib
 import hmac
 import ipaddress
@@ -48,13 +50,14 @@ from pathlib import Path
 from typing import Any
 
 from protocol.rules import GameLog, RulesError, Settings
+from protocol.rules.chance import SALT_BYTES as CHANCE_SALT
+from protocol.rules.chance import Reveal
 from protocol.wire import clean_text
 from protocol.wire.messages import LADDER_GAMES_MAX, LADDER_MESSAGES, MAX_NAME, MAX_PAGE
 from server.clock import Clock
 from server.session import Session
 from server.table import Table
 
-from .duplicate import DuplicateChance
 from .games import ENGINE_TURN_CAP, rank_seats
 from .names import name_keys
 from .ratings import prior, rate_one
@@ -729,13 +732,23 @@ class _Match:
 
     id: int
     names: list[str]
-    seed: int
+    deal: bytes
+    """The set's deal key: every rotation's board and starting seat."""
     rotations: int
     offset: int
     played: int = 0
     table: Table[Session] | None = None
     game: int | None = None
     seating: list[str] = field(default_factory=list)
+
+
+def _game_log(table: Table[Session]) -> GameLog:
+    """A finished ladder game's log with its revealed chance."""
+    assert table.game is not None
+    log_ = GameLog.of(table.game)
+    if table.reveal is None:
+        return log_
+    return dataclasses.replace(log_, chance=table.reveal.to_dict())
 
 
 class _Bucket:
@@ -1092,13 +1105,20 @@ class Ladder:
                 self.queue.remove(e.name)
                 self.queue.append(e.name)
             dup = self.config.duplicate and p > 1 and all(e.remaining >= p for e in group)
-            m = _Match(self._next_match, [e.name for e in group], self._rng.randrange(1 << 31),
+            m = _Match(self._next_match, [e.name for e in group], self._deal(),
                        p if dup else 1, 0 if dup else self._rng.randrange(p))
             self._next_match += 1
             for e in group:
                 e.match = m
             self.matches.append(m)
             self._start(m)
+
+    def _deal(self) -> bytes:
+        """A set's deal key (its board and starting seat): drawn with
+        :mod:`secrets`, or from the configured seed (reproducible boards)."""
+        if self.config.seed is None:
+            return secrets.token_bytes(32)
+        return hashlib.sha256(f"kaitaku-ladder:{self._rng.randrange(1 << 62)}".encode()).digest()
 
     def _start(self, m: _Match) -> None:
         server = self.server
@@ -1112,9 +1132,11 @@ class Ladder:
         c = self.config
         settings = Settings(players=p, vp_target=c.vp_target, turn_cap=c.turn_cap)
         label = f"ladder {m.id}" + (f" ({r + 1}/{m.rotations})" if m.rotations > 1 else "")
-        chance = DuplicateChance(m.seed).outcome if m.rotations > 1 else None
+        # The rotations share the deal; each draws its own play (the bots saw the
+        # last rotation's), so each game's secret is revealed when it ends.
+        reveal = Reveal.new(m.deal + secrets.token_bytes(32), secrets.token_bytes(CHANCE_SALT))
         table: Table[Session] = Table(f"ladder-{secrets.token_hex(4)}", label, settings,
-                                      "ladder", 0, seed=m.seed, clock=c.clock, chance=chance)
+                                      "ladder", 0, clock=c.clock, reveal=reveal)
         table.record_decisions = True
         table.stand_in_pace = 0.0
         table.grace = c.grace
@@ -1132,7 +1154,7 @@ class Ladder:
         table.on_finished = finished
         table.reserve_bots(["ladder"] * p)  # reserved seats: nobody else may sit down
         m.table = table
-        m.game = self.store.start_game(m.id, r, m.rotations, table.id, m.seed, m.seating)
+        m.game = self.store.start_game(m.id, r, m.rotations, table.id, table.seed, m.seating)
         log.info("ladder: game %d (%s) at table %s: %s", m.game, label, table.id,
                  ", ".join(m.seating))
         for q, e in enumerate(entries):
@@ -1148,7 +1170,7 @@ class Ladder:
         new = self.store.finish_game(m.game, m.seating, game.winner, vp, forfeits, timeouts,
                                      game.turn, len(game.log or ()),
                                      [s.decisions for s in table.seats],
-                                     json.dumps(GameLog.of(game).to_dict()),
+                                     json.dumps(_game_log(table).to_dict()),
                                      [s.events for s in table.seats])
         st = self.standings
         st.games += 1

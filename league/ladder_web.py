@@ -56,6 +56,7 @@ from pathlib import Path
 from typing import Any
 
 from protocol.rules import GameLog
+from protocol.rules.chance import verify
 from protocol.wire import clean_text
 from protocol.wire.messages import MAX_NAME
 
@@ -242,6 +243,14 @@ def _fallback_text(log: GameLog, seats: Sequence[str]) -> list[list[str]]:
     return [lines]
 
 
+def chance_line(log: GameLog) -> str:
+    """What the page says of a game's committed chance."""
+    if log.chance is None or "secret" not in log.chance:
+        return f"committed ({(log.chance or {}).get('commitment', '')[:16]}…), not revealed yet"
+    verdict = verify(log)
+    return ("dice verified: " if verdict.ok else "") + verdict.summary()
+
+
 def render_game(conn: sqlite3.Connection, game_id: int,
                 replay: ReplayText | None = None) -> bytes:
     title = f"Ladder game {game_id}"
@@ -253,9 +262,12 @@ def render_game(conn: sqlite3.Connection, game_id: int,
         return _page(title, body)
     what = (f"duplicate set {game.match}, rotation {game.rotation + 1} of {game.rotations}"
             if game.rotations > 1 else f"match {game.match}")
-    body.append(f"<p>{esc(what)}; board seed {game.seed}; status {esc(_name(game.status))}"
+    body.append(f"<p>{esc(what)}; status {esc(_name(game.status))}"
                 + (f" ({esc(_name(game.error))})" if game.error else "")
                 + f"; {game.turns} turns, {game.decisions} decisions.</p>")
+    if glog is not None and glog.chance is not None:
+        body.append(f"<p>Chance: {esc(chance_line(glog))} (<code>kaitaku verify --ladder-db "
+                    f"FILE {game.id}</code> checks it too).</p>")
     rows = []
     for q, n in enumerate(game.seats):
         vp = str(game.vp[q]) if q < len(game.vp) else "–"

@@ -21,6 +21,7 @@ from typing import Any
 
 from bots import make_bot
 from protocol.rules import Settings
+from protocol.rules.chance import deal_seed
 from server.clock import Clock
 
 from .games import (
@@ -35,9 +36,25 @@ from .games import (
 )
 from .ratings import Standings, rate
 from .sandbox import Limits
-from .schedule import Entry, block_size, game_seed, parse_entry, rotation_group, schedule
+from .schedule import (
+    Entry,
+    block_size,
+    bot_seed,
+    game_chance,
+    parse_entry,
+    rotation_group,
+    schedule,
+)
 from .stats import wilson_interval
-from .store import COMMIT_EVERY, DEFAULT_DB, connect, load_games, open_league, store_outcome
+from .store import (
+    COMMIT_EVERY,
+    DEFAULT_DB,
+    connect,
+    league_secret,
+    load_games,
+    open_league,
+    store_outcome,
+)
 
 
 @dataclass(slots=True)
@@ -104,6 +121,16 @@ def _run_dask(tasks: list[GameTask], cluster: Any) -> Iterator[GameOutcome]:
             client.close()
 
 
+def _isolated() -> bool:
+    """Whether this machine's sandbox keeps an entry from storing anything a
+    later game could read, or from talking to another game."""
+    from .sandbox import probe
+
+    iso = probe()
+    # writes only to its private tmpfs, no host socket, nothing left running
+    return iso.readonly and iso.network and iso.killed
+
+
 def run_league(
     entries: Sequence[Entry],
     games: int,
@@ -122,6 +149,7 @@ def run_league(
     clock: Clock | None = None,
     sandbox: bool = True,
     limits: Limits | None = None,
+    secret: bytes | None = None,
 ) -> LeagueResult:
     """Play (or resume) a league; return its standings over every stored game.
 
@@ -132,6 +160,10 @@ def run_league(
     one board with one chance (:mod:`league.duplicate`). ``clock``: every seat
     plays under this chess clock (:mod:`server.clock`). ``sandbox``: run the
     ``cmd:`` entries in a sandbox with ``limits`` (:mod:`league.sandbox`).
+    Every game's chance is committed and derives from the league's secret
+    (kept in the database; drawn with :mod:`secrets` when the league is made,
+    or ``secret``: reproducible runs), never from ``seed``, which chooses the
+    seating and may be public.
     """
     names = [e.name for e in entries]
     if len(set(names)) != len(names):
@@ -155,10 +187,25 @@ def run_league(
         done = {r[0] for r in conn.execute(
             "SELECT idx FROM games WHERE league = ? AND (status = 'ok' OR ?)",
             (league, not retry_failed))}
-        tasks = [GameTask(i, game_seed(seed, i // group) if duplicate else game_seed(seed, i),
-                          tuple(entries[e].spec for e in lineup), settings.to_dict(), timeout,
-                          duplicate, clock, sandbox, limits)
-                 for i, lineup in enumerate(seats) if i not in done]
+        hidden = league_secret(conn, league, secret)
+        # a set shares its play only where no entry keeps what it saw between games:
+        # in-process entries, or programs each game starts afresh in a sandbox
+        # with a private filesystem and no network
+        commands = any(is_command(e.spec) for e in entries)
+        shared = duplicate and (not commands or (sandbox and _isolated()))
+
+        def task(i: int, lineup: tuple[int, ...]) -> GameTask:
+            g = i // group if duplicate else None
+            reveal = game_chance(hidden, i, g, shared)
+            members = (tuple(range(g * group, min((g + 1) * group, len(seats))))
+                       if g is not None and shared else (i,))
+            return GameTask(i, deal_seed(reveal.secret), tuple(entries[e].spec for e in lineup),
+                            settings.to_dict(), timeout, duplicate, clock, sandbox, limits,
+                            reveal, reveal_at_end=len(members) == 1, reveal_set=members,
+                            bot_seeds=tuple(bot_seed(hidden, i, q)
+                                            for q in range(settings.players)))
+
+        tasks = [task(i, lineup) for i, lineup in enumerate(seats) if i not in done]
         skipped = len(seats) - len(tasks)
         if max_games is not None:
             tasks = tasks[:max_games]

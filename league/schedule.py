@@ -3,16 +3,20 @@
 The schedule is built in *blocks* in which every entry sits in every seat
 equally often (see :func:`schedule`); a league's game count is rounded up to a
 whole number of blocks. Each game's seed derives from the league seed and the
-game index, so the same arguments replay the same games.
+game index; its chance (board, dice, cards, steals) derives from the league's
+secret (:func:`game_chance`), which no entry sees.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import itertools
 import math
 import random
 from dataclasses import dataclass
+
+from protocol.rules.chance import SALT_BYTES, Reveal
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,3 +91,29 @@ def game_seed(league_seed: int, index: int) -> int:
     """A game's seed, from the league seed and the game's index."""
     digest = hashlib.sha256(f"kaitaku-league:{league_seed}:{index}".encode()).digest()
     return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
+
+
+LEAGUE_SECRET_BYTES = 32
+
+
+def _derive(league_secret: bytes, label: str) -> bytes:
+    return hmac.digest(league_secret, f"kaitaku-league/{label}".encode(), "sha256")
+
+
+def game_chance(league_secret: bytes, index: int, group: int | None,
+                shared: bool) -> Reveal:
+    """Game ``index``'s committed chance, from the league's secret (which no
+    entry sees). ``group``: its duplicate set (None: none): the set's games
+    share the deal (board and starting seat) and, when ``shared``, the play
+    (dice, cards, steals); else each game has its own play, so that an entry
+    that keeps what it saw in one rotation cannot know the next one's dice."""
+    deal = _derive(league_secret, f"deal/game/{index}" if group is None else f"deal/set/{group}")
+    play = _derive(league_secret, f"play/set/{group}" if group is not None and shared
+                   else f"play/game/{index}")
+    return Reveal.new(deal + play, _derive(league_secret, f"salt/{index}")[:SALT_BYTES])
+
+
+def bot_seed(league_secret: bytes, index: int, seat: int) -> int:
+    """The seed the bot in ``seat`` of game ``index`` gets (``{bot_seed}``): from
+    the league's secret, and nothing of the game's chance."""
+    return int.from_bytes(_derive(league_secret, f"bot/{index}/{seat}")[:8], "big") >> 1

@@ -7,9 +7,11 @@ with its seats, result and the full action log, so any game can be replayed
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import math
+import secrets
 import sqlite3
 import time
 from collections.abc import Sequence
@@ -22,7 +24,7 @@ from protocol.wire import clean_text
 from server.clock import Clock
 
 from .games import GameOutcome, clean_stderr
-from .schedule import Entry
+from .schedule import LEAGUE_SECRET_BYTES, Entry
 
 DEFAULT_DB = "league.db"
 """The default database: ``league.db`` in the current directory."""
@@ -84,6 +86,8 @@ _ADDED_COLUMNS = (
     ("games", "timeouts", "TEXT"),  # chess-clock timeouts per seat (JSON)
     ("games", "forfeits", "TEXT"),  # the seats that forfeited (JSON)
     ("games", "seat_logs", "TEXT"),  # per seat: why it lost its seat, its stderr's end (JSON)
+    ("leagues", "secret", "BLOB"),  # what every game's chance derives from (NULL: seeds')
+    ("games", "chance", "TEXT"),  # the game's committed chance, revealed (JSON)
 )
 """Columns added to the schema since its first version: databases made before
 get them on open (with their defaults)."""
@@ -132,16 +136,29 @@ def open_league(conn: sqlite3.Connection, seed: int, settings: Settings,
     return cur.lastrowid
 
 
+def league_secret(conn: sqlite3.Connection, league: int, secret: bytes | None = None) -> bytes:
+    """The league's secret: every game's chance derives from it
+    (:func:`league.schedule.game_chance`). Drawn with :mod:`secrets` (or
+    ``secret``) the first time, then kept; no entry ever sees it."""
+    row = conn.execute("SELECT secret FROM leagues WHERE id = ?", (league,)).fetchone()
+    if row is not None and isinstance(row[0], bytes) and len(row[0]) == LEAGUE_SECRET_BYTES:
+        return row[0]
+    fresh = secret if secret is not None else secrets.token_bytes(LEAGUE_SECRET_BYTES)
+    conn.execute("UPDATE leagues SET secret = ? WHERE id = ?", (fresh, league))
+    conn.commit()
+    return fresh
+
+
 def store_outcome(conn: sqlite3.Connection, league: int, names: Sequence[str],
                   o: GameOutcome, commit: bool = True) -> None:
     conn.execute(
         "INSERT OR REPLACE INTO games (league, idx, seed, seats, status, error, winner, ranks, "
-        "vp, turns, decisions, duration, times, log, timeouts, forfeits, seat_logs) "
+        "vp, turns, decisions, duration, times, log, timeouts, forfeits, seat_logs, chance) "
         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         (league, o.index, o.seed, json.dumps(list(names)), o.status, o.error, o.winner,
          json.dumps(o.ranks), json.dumps(o.vp), o.turns, o.decisions, o.duration,
          json.dumps(o.times), o.log, json.dumps(o.timeouts), json.dumps(o.forfeits),
-         json.dumps(o.seat_logs)))
+         json.dumps(o.seat_logs), o.chance))
     if commit:
         conn.commit()
 
@@ -272,8 +289,11 @@ def load_games(conn: sqlite3.Connection, league: int) -> list[StoredGame]:
 
 def load_log(conn: sqlite3.Connection, game_id: int) -> tuple[StoredGame, GameLog | None]:
     """A stored game and its action log (None if it failed before its first
-    action); a log that does not parse raises :class:`DamagedDatabase`."""
-    row = conn.execute("SELECT league, log FROM games WHERE id = ?", (game_id,)).fetchone()
+    action); a committed game's log holds its revealed secret once every game
+    of its set is stored (before, its commitment alone). A log that does not
+    parse raises :class:`DamagedDatabase`."""
+    row = conn.execute("SELECT league, log, chance FROM games WHERE id = ?",
+                       (game_id,)).fetchone()
     if row is None:
         raise KeyError(f"no game {game_id}")
     game = next(g for g in load_games(conn, row[0]) if g.id == game_id)
@@ -281,11 +301,34 @@ def load_log(conn: sqlite3.Connection, game_id: int) -> tuple[StoredGame, GameLo
         return game, None
     data = _json(row[1])
     try:
-        return game, GameLog.from_dict(data)
+        log = GameLog.from_dict(data)
     except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError,
             RulesError) as exc:
         raise DamagedDatabase(f"the action log does not parse ({type(exc).__name__})") \
             from None
+    if row[2]:
+        reveal = revealed(conn, row[0], row[2])
+        if reveal is not None:
+            log = dataclasses.replace(log, chance=reveal)
+    return game, log
+
+
+def revealed(conn: sqlite3.Connection, league: int, chance: Any) -> dict[str, str] | None:
+    """A stored game's revealed chance (``chance``, its column) if every game of
+    its set is stored, else None; a damaged column raises :class:`DamagedDatabase`."""
+    d = _json(chance)
+    if not isinstance(d, dict):
+        raise DamagedDatabase("a game's chance has the wrong shape")
+    members = d.pop("set", [])
+    if not isinstance(members, list) or not all(type(i) is int for i in members):
+        raise DamagedDatabase("a game's chance names a damaged set")
+    if members:
+        marks = ",".join("?" * len(members))
+        (have,) = conn.execute(f"SELECT COUNT(*) FROM games WHERE league = ? AND idx IN "
+                               f"({marks})", (league, *members)).fetchone()
+        if have < len(set(members)):
+            return None
+    return {_text(k, 40): _text(v, 400) for k, v in d.items()}
 
 
 def list_games(conn: sqlite3.Connection) -> list[dict[str, Any]]:

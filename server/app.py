@@ -350,7 +350,8 @@ class Server:
     def _restored_table(self, st: Any, loop: asyncio.AbstractEventLoop
                         ) -> tuple[Table[Session], list[tuple[int, str, str]]]:
         table: Table[Session] = Table(st.id, st.name, st.settings, st.creator,
-                                      st.turn_timer, st.seed, clock=st.clock)
+                                      st.turn_timer, st.seed, clock=st.clock,
+                                      reveal=st.reveal)
         table.status = st.status
         table.game = st.game
         table.version = st.version
@@ -743,7 +744,7 @@ class Server:
         if table.status in ("playing", "finished"):
             # a running game, or one that ended while the client was away: the
             # missed events, the view, legal, and at a finished table game_over
-            sess.send({"type": "game_started", "table": table.id})
+            sess.send(table.game_started_message())
             sess.charge_history(len(table.history))
             table.submit("arrived", (sess, i, since))
         else:
@@ -776,7 +777,7 @@ class Server:
         if table.status == "waiting":
             table.broadcast_table()  # the seats so far (and who may start)
         else:  # playing, or finished: the view (and game_over) follow
-            sess.send({"type": "game_started", "table": table.id})
+            sess.send(table.game_started_message())
             sess.charge_history(len(table.history))
             table.submit("arrived", (sess, None, None))
 

@@ -63,6 +63,7 @@ from protocol.rules import (
     observe,
     replay,
 )
+from protocol.rules.chance import Reveal, deal_seed
 from protocol.rules.errors import InvalidLog
 from protocol.rules.state import entry_from_dict
 from protocol.wire import MAX_FRAME, check_settings, clean_text, clip
@@ -129,6 +130,7 @@ _MIGRATIONS = (
     # (table, column, definition): columns added after the first release
     ("actions", "seq", "INTEGER"),  # the client's sequence number (NULL: server's own)
     ("tables", "quarantined", "TEXT"),  # why the table does not restore (NULL: it does)
+    ("tables", "chance", "TEXT"),  # the committed chance: secret and salt (NULL: a seed's)
 )
 
 _INSERT_ACTION = ("INSERT INTO actions (table_id, version, seat, action, outcome, seq) "
@@ -168,6 +170,8 @@ class StoredTable:
     tokens: dict[str, int] = field(default_factory=dict)
     seqs: dict[int, list[int]] = field(default_factory=dict)
     """Per seat, the sequence numbers of its last accepted actions, oldest first."""
+    reveal: Reveal | None = None
+    """The committed chance (None: the engine's generator from ``seed``)."""
     seq_versions: dict[int, list[int]] = field(default_factory=dict)
     """Per seat, the event version each of those actions made (same order)."""
     clock: Clock | None = None
@@ -329,12 +333,15 @@ class Storage:
         clock = getattr(t, "clock", None)
         if clock is not None:  # the chess clock's settings go with the game's
             settings.update(clock.to_settings())
+        reveal = getattr(t, "reveal", None)
+        chance = None if reveal is None else json.dumps(reveal.to_dict())
         self._queue(
             "INSERT INTO tables (id, name, settings, seed, creator, turn_timer, status, seats, "
-            "created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
-            "status = excluded.status, seats = excluded.seats, seed = excluded.seed",
+            "created, chance) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE "
+            "SET status = excluded.status, seats = excluded.seats, seed = excluded.seed, "
+            "chance = excluded.chance",
             t.id, (t.id, t.name, json.dumps(settings), t.seed, t.creator or "",
-                   float(t.turn_timer), t.status, json.dumps(seats), time.time()))
+                   float(t.turn_timer), t.status, json.dumps(seats), time.time(), chance))
         if t.status == "finished":  # a finished game cannot be resumed
             self._queue("DELETE FROM tokens WHERE table_id = ?", t.id, (t.id,))
 
@@ -418,8 +425,8 @@ class Storage:
         out = []
         try:
             rows = self.db.execute(
-                "SELECT id, name, settings, seed, creator, turn_timer, status, seats FROM "
-                "tables WHERE status != 'finished' AND quarantined IS NULL ORDER BY created"
+                "SELECT id, name, settings, seed, creator, turn_timer, status, seats, chance "
+                "FROM tables WHERE status != 'finished' AND quarantined IS NULL ORDER BY created"
             ).fetchall()
         except sqlite3.DatabaseError as exc:  # the file is damaged beyond one table
             raise StorageError(f"cannot read the tables of {str(self.path)!r}: {exc}") from exc
@@ -437,7 +444,7 @@ class Storage:
         return out
 
     def _restore(self, tid: Any, name: Any, settings: Any, seed: Any, creator: Any,
-                 timer: Any, status: Any, seats: Any) -> StoredTable:
+                 timer: Any, status: Any, seats: Any, chance: Any) -> StoredTable:
         """One table from its rows; raises on anything that does not check."""
         if not isinstance(tid, str) or not _TABLE_ID.fullmatch(tid):
             raise InvalidLog("bad table id")
@@ -453,6 +460,9 @@ class Storage:
                          str(creator)[:64], float(timer), status,
                          _seats(json.loads(seats), parsed.players))
         st.clock = Clock.from_settings(checked)
+        st.reveal = _reveal(chance)
+        if st.reveal is not None and deal_seed(st.reveal.secret) != seed:
+            raise InvalidLog("the seed is not the committed secret's")
         if status == "playing":
             st.game, st.version = self._replay(tid, st.settings, seed)
             for seat in range(parsed.players):
@@ -589,6 +599,18 @@ class FinishedGame:
     name: str
 
 
+def _reveal(chance: Any) -> Reveal | None:
+    """A table's stored committed chance (None for a game of a seed)."""
+    if chance is None:
+        return None
+    if not isinstance(chance, str) or len(chance) > 1000:
+        raise InvalidLog("bad chance")
+    try:
+        return Reveal.from_dict(json.loads(chance))
+    except ValueError as exc:
+        raise InvalidLog(f"bad chance: {exc}") from None
+
+
 def _open_read_only(db: str | os.PathLike[str]) -> sqlite3.Connection:
     path = Path(db)
     if not path.is_file():
@@ -600,19 +622,21 @@ def _open_read_only(db: str | os.PathLike[str]) -> sqlite3.Connection:
 
 
 def read_finished(db: str | os.PathLike[str], table_id: str,
-                  max_actions: int = 100_000) -> FinishedGame:
+                  max_actions: int = 100_000, check: bool = True) -> FinishedGame:
     """A finished table of a server's database, opened read-only (while the
     server runs, too), every row checked: a log that does not replay, damaged
     rows, an unfinished table (a replay shows every hand) or more than
-    ``max_actions`` actions raise :class:`StorageError` with the reason."""
+    ``max_actions`` actions raise :class:`StorageError` with the reason.
+    ``check=False``: a log that does not replay is returned too (for
+    :func:`protocol.rules.chance.verify`, which names where it goes wrong)."""
     conn = _open_read_only(db)
     try:
-        row = conn.execute("SELECT name, settings, seed, status, seats FROM tables "
+        row = conn.execute("SELECT name, settings, seed, status, seats, chance FROM tables "
                            "WHERE id = ?", (table_id,)).fetchone()
         if row is None:
             raise StorageError(f"no table {table_id!r} in {db} (kaitaku replay --list "
                                f"--server-db {db} lists them)")
-        name, settings_json, seed, status, seats_json = row
+        name, settings_json, seed, status, seats_json, chance = row
         if status != "finished":
             raise StorageError(f"table {table_id!r} has not finished ({status}): only "
                                "finished games are replayed (the viewer shows every hand)")
@@ -632,8 +656,11 @@ def read_finished(db: str | os.PathLike[str], table_id: str,
                      "SELECT seat, action, outcome FROM actions WHERE table_id = ? "
                      "ORDER BY version", (table_id,))]
         start = new_game(settings, seed)  # how the server began it: the board and first seat
-        log_ = GameLog(settings, seed, start.board, start.first_seat, tuple(steps))
-        replay(log_)  # refuse a log that does not replay
+        reveal = _reveal(chance)
+        log_ = GameLog(settings, seed, start.board, start.first_seat, tuple(steps),
+                       None if reveal is None else reveal.to_dict())
+        if check:
+            replay(log_)  # refuse a log that does not replay
     except StorageError:
         raise
     except (sqlite3.Error, ValueError, TypeError, KeyError, RulesError, RecursionError) as exc:

@@ -61,6 +61,13 @@ from protocol.rules import (
     observe,
     to_act,
 )
+from protocol.rules.chance import (
+    SALT_BYTES,
+    SECRET_BYTES,
+    CommittedChance,
+    Reveal,
+    deal_seed,
+)
 from protocol.wire import (
     PROTOCOL_VERSION,
     SERVER,
@@ -288,7 +295,8 @@ class Table(Generic[M]):
 
     def __init__(self, table_id: str, name: str, settings: Settings, creator: str | None,
                  turn_timer: float = 0, seed: int | None = None, *,
-                 clock: Clock | None = None, chance: ChanceSource | None = None) -> None:
+                 clock: Clock | None = None, reveal: Reveal | None = None,
+                 reveal_at_end: bool = True) -> None:
         self.id = table_id
         self.name = name
         self.settings = settings
@@ -303,9 +311,6 @@ class Table(Generic[M]):
         """The chess clock (:mod:`server.clock`), or None. With a clock a seat
         that runs out of time ``clock.timeouts`` times forfeits: a stand-in
         plays it to the end, whatever happens."""
-        self.chance = chance
-        """Gives the chance outcome of each action before it is applied (e.g. a
-        duplicate match's streams, :mod:`league.duplicate`); None: the game's RNG."""
         self.record_decisions = False
         """Keep each seat's decision times (``Seat.decisions``, µs: from the
         ``legal`` that asked to the action's arrival), e.g. for a league, and
@@ -315,7 +320,26 @@ class Table(Generic[M]):
         """Seconds a dropped seat waits before a stand-in plays it (None: GRACE)."""
         self.stand_in_pace: float | None = None
         """Seconds a stand-in waits before each decision (None: STAND_IN_PACE)."""
-        self.seed = seed if seed is not None else secrets.randbits(63)
+        if reveal is None and seed is None:
+            reveal = Reveal.new(secrets.token_bytes(SECRET_BYTES), secrets.token_bytes(SALT_BYTES))
+        self.reveal = reveal
+        """The committed chance (:mod:`protocol.rules.chance`): its secret is
+        never sent before :meth:`revealed`; the commitment goes with the game's
+        start. None: a game of the engine's own generator from ``seed`` (a
+        chosen seed: tests, benchmarks)."""
+        self.reveal_at_end = reveal_at_end
+        """Reveal the secret with ``game_over`` (False: another game still uses
+        it, e.g. the rest of a duplicate set; its owner publishes it later)."""
+        chance: ChanceSource | None = None
+        if reveal is not None:
+            self.seed = deal_seed(reveal.secret)
+            chance = CommittedChance(reveal.secret, settings)
+        else:
+            assert seed is not None
+            self.seed = seed
+        self.chance = chance
+        """Gives the chance outcome of each action before it is applied (the
+        committed chance; None: the engine's generator from ``seed``)."""
         self.seats: list[Seat[M]] = [Seat() for _ in range(settings.players)]
         if clock is not None:
             for seat in self.seats:
@@ -335,7 +359,8 @@ class Table(Generic[M]):
         self.durable: Callable[[], Awaitable[bool]] | None = None
         self.on_changed: Any = None  # set by the server: callback(table) on seats/status
         self.on_finished: Any = None  # set by the server: callback(table) at game over
-        self.rng = random.Random(self.seed ^ 0x5EED)  # default actions (not the game's RNG)
+        # default actions (not the game's chance, and not derived from it)
+        self.rng = random.Random(self.seed ^ 0x5EED if reveal is None else secrets.randbits(64))
         self.history: deque[tuple[int, list[Any]]] = deque(maxlen=EVENT_MEMORY)
         self.chat: deque[dict[str, Any]] = deque(maxlen=CHAT_MEMORY)
         self.chat_lines = 0  # chat lines said at this table (numbers the stored ones)
@@ -345,6 +370,24 @@ class Table(Generic[M]):
         self._stand_in: Any = None
         self._public: tuple[int, dict[str, Any], bytes] | None = None  # spectators' view
         self._saved = False  # the command being handled applied (and saved) an action
+
+    def use_seed(self, seed: int) -> None:
+        """Draw the game's chance from the engine's generator seeded with
+        ``seed``, uncommitted (before the game starts): a game a person chose
+        by its seed (``kaitaku play --seed``), positions tests reach by known dice."""
+        if self.game is not None:
+            raise RuntimeError("the game has started")
+        self.reveal = None
+        self.chance = None
+        self.seed = seed
+
+    def commit(self, reveal: Reveal) -> None:
+        """Draw the game's chance from ``reveal``'s secret (before the game starts)."""
+        if self.game is not None:
+            raise RuntimeError("the game has started")
+        self.reveal = reveal
+        self.seed = deal_seed(reveal.secret)
+        self.chance = CommittedChance(reveal.secret, self.settings)
 
     # -- summaries ----------------------------------------------------------------
 
@@ -568,8 +611,9 @@ class Table(Generic[M]):
         log.info("table %s: game started (%s)", self.id, self.settings.to_dict())
         self.broadcast_table()
         self._schedule()
+        start = self.game_started_message()
         for sess, seat in self.members():
-            sess.send({"type": "game_started", "table": self.id})
+            sess.send(start)
             self._send_state(sess, seat)
 
     def _catch_up(self, sess: M, seat: int | None, since: int) -> None:
@@ -608,12 +652,29 @@ class Table(Generic[M]):
         if self.status == "finished" and self.game is not None:
             sess.send(self.game_over_message())
 
+    def game_started_message(self) -> dict[str, Any]:
+        """``game_started``, with the commitment to the game's chance."""
+        msg: dict[str, Any] = {"type": "game_started", "table": self.id}
+        if self.reveal is not None:
+            msg["chance"] = self.reveal.announced()
+        return msg
+
+    def revealed(self) -> bool:
+        """Whether the secret may be shown: the game is over and no other game
+        uses it (``reveal_at_end``)."""
+        return self.reveal is not None and self.reveal_at_end and self.status == "finished"
+
     def game_over_message(self) -> dict[str, Any]:
-        """The ``game_over`` message of the finished game."""
+        """The ``game_over`` message of the finished game (with the revealed
+        secret when no other game uses it)."""
         game = self.game
         assert game is not None
-        return {"type": "game_over", "winner": game.winner,
-                "scores": [game.total_vp(q) for q in range(game.settings.players)]}
+        msg: dict[str, Any] = {"type": "game_over", "winner": game.winner,
+                               "scores": [game.total_vp(q) for q in range(game.settings.players)]}
+        if self.reveal is not None:
+            msg["chance"] = (self.reveal.to_dict() if self.revealed()
+                             else self.reveal.announced())
+        return msg
 
     def _public_view(self) -> tuple[dict[str, Any], bytes]:
         """The spectators' view at this version, built and encoded once."""

@@ -254,6 +254,11 @@ def view_schema() -> Schema:
                        {k: v for k, v in typed_dict(View).items() if k != "description"})
 
 
+OMITTED_WHEN_OFF = ("balanced_dice",)
+"""Settings a game's plain form shows only when they are on (records written
+before them read the same)."""
+
+
 def settings_schema() -> Schema:
     def one(name: str) -> Schema:
         st = SETTINGS[name]
@@ -261,14 +266,16 @@ def settings_schema() -> Schema:
                      else {"type": "integer", "minimum": st.low, "maximum": st.high})
         return {"description": st.doc, **s, "default": st.default}
 
-    game = [f.name for f in dataclasses.fields(Settings)]
-    assert set(game) <= set(SETTINGS), set(game) - set(SETTINGS)
+    fields = [f.name for f in dataclasses.fields(Settings)]
+    assert set(fields) <= set(SETTINGS), set(fields) - set(SETTINGS)
+    game = [n for n in fields if n not in OMITTED_WHEN_OFF]
     defs = {
         "settings": {"description": "`create_table.settings`: any of the settings; a missing "
                      "one takes its default, unknown keys are ignored",
                      "type": "object", "properties": {n: one(n) for n in SETTINGS}},
-        "game": {"description": "the rules' settings of a game (`view.settings`): all of them",
-                 "type": "object", "properties": {n: one(n) for n in game}, "required": game},
+        "game": {"description": "the rules' settings of a game (`view.settings`): all of them "
+                 f"({', '.join(OMITTED_WHEN_OFF)}: only when on)",
+                 "type": "object", "properties": {n: one(n) for n in fields}, "required": game},
         "table": {"description": "a table's settings (`joined.settings`, `tables`): the game's, "
                   "and the chess clock's when the table has one",
                   "type": "object", "properties": {n: one(n) for n in SETTINGS},
@@ -377,6 +384,19 @@ SUMMARIES: dict[str, Schema] = {
                      "timeouts", "ready"]},
 }
 
+_HEX = "^[0-9a-f]*$"
+SUMMARIES["chance"] = {
+    "description": "committed chance (Committed chance in PROTOCOL.md): the commitment, and "
+                   "once revealed the salt and the secret, as lower-case hex",
+    "type": "object",
+    "properties": {
+        "scheme": {"const": "kaitaku-chance/1"},
+        "commitment": {"type": "string", "pattern": _HEX, "minLength": 64, "maxLength": 64},
+        "salt": {"type": "string", "pattern": _HEX, "minLength": 32, "maxLength": 32},
+        "secret": {"type": "string", "pattern": _HEX, "minLength": 128, "maxLength": 128},
+    },
+    "required": ["scheme", "commitment"]}
+
 REFINE: dict[tuple[str, str], Schema] = {
     ("action", "action"): ref("actions", "action"),
     ("legal", "actions"): {"items": ref("actions", "action")},
@@ -392,6 +412,8 @@ REFINE: dict[tuple[str, str], Schema] = {
     ("game_over", "winner"): rng(*SEAT),
     ("game_over", "scores"): {"items": rng(0)},
     ("ladder", "entries"): {"items": {"$ref": "#/$defs/ladder_entry"}},
+    ("game_started", "chance"): {"$ref": "#/$defs/chance"},
+    ("game_over", "chance"): {"$ref": "#/$defs/chance"},
 }
 """Game data inside messages: what the catalogue calls a map or a list, more exactly."""
 STRICT_CODES: dict[tuple[str, str], Schema] = {

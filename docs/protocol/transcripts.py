@@ -13,8 +13,8 @@ small scripted clients where a scenario needs exact control. Each recorded
 connection's frames, both ways, are decoded and written one JSON object a line
 (see ``docs/protocol/transcripts/README.md`` for the format).
 
-The games are seeded (the table's seed is set when it is created, as the
-server tests do); the timing is not. So that the same frames come out on
+The games are seeded (the table's committed chance is fixed when it is
+created, :func:`transcript_chance`); the timing is not. So that the same frames come out on
 every run, no action reaches the server while anything else is in flight:
 every ``action`` a client writes is held back, and the held actions are let
 through one at a time (lowest seat first) only when the whole system is
@@ -64,6 +64,7 @@ from protocol.rules import (  # noqa: E402
     Phase,
     RejectTrade,
 )
+from protocol.rules.chance import Reveal  # noqa: E402
 from protocol.wire import VERSION_STRING, FrameDecoder, Message, encode_frame  # noqa: E402
 from server.app import Server  # noqa: E402
 
@@ -606,6 +607,14 @@ async def wait_for(cond: Callable[[], bool], timeout: float = 10.0,
         await asyncio.sleep(0)
 
 
+def transcript_chance(seed: int) -> Reveal:
+    """A game's committed chance fixed by ``seed`` (the same frames on every run):
+    the secret is bytes ``seed, seed + 1, …`` (64 of them, mod 256) and the salt
+    the 16 bytes ``0, 1, …, 15``, so that a reader can check a transcript's
+    reveal (PROTOCOL.md, Committed chance)."""
+    return Reveal.new(bytes((seed + i) % 256 for i in range(64)), bytes(range(16)))
+
+
 def make_bot(kind: str, seed: int) -> Bot:
     bots: dict[str, type[Bot]] = {"random": RandomBot, "greedy": GreedyBot,
                                   "heuristic": HeuristicBot}
@@ -655,7 +664,7 @@ async def seat_clients(h: Harness, settings: dict[str, Any], seed: int,
     first.send({"type": "create_table", "settings": settings})
     joined = await first.until("joined")
     tid: str = joined["table"]
-    h.table(tid).seed = seed  # read when the game starts (all seats taken)
+    h.table(tid).commit(transcript_chance(seed))  # read when the game starts (all seats taken)
     await h.settle()
     if spectator is not None:
         await spectator.hello("watcher")
@@ -1159,7 +1168,7 @@ async def scenario_finished(h: Harness) -> list[Transcript]:
     joined = await first.until("joined")
     tid = joined["table"]
     table = h.table(tid)
-    table.seed = seed
+    table.commit(transcript_chance(seed))
     table.grace = 0.0  # a dropped seat gets its stand-in at once...
     table.stand_in_pace = 0.0  # ...which decides at once
     await h.settle()

@@ -10,7 +10,11 @@ if the generator changed.
 Plain form (msgpack-able), also documented in ``docs/ENGINE.md``::
 
     {"settings": {...}, "seed": int, "board": {...}, "first_seat": int,
-     "steps": [[seat, {action}, [outcome...] or nil], ...]}
+     "steps": [[seat, {action}, [outcome...] or nil], ...],
+     "chance": {"scheme": str, "commitment": hex, "salt": hex, "secret": hex}}
+
+``chance`` is there only for a committed game (:mod:`protocol.rules.chance`):
+its commitment, and once revealed its salt and secret.
 """
 
 from __future__ import annotations
@@ -31,6 +35,9 @@ class GameLog:
     board: Board
     first_seat: int
     steps: tuple[LogEntry, ...]
+    chance: dict[str, str] | None = None
+    """A committed game's commitment (and once revealed, salt and secret), as
+    hex strings; None for a game of the engine's own generator."""
 
     @classmethod
     def of(cls, s: GameState) -> GameLog:
@@ -40,13 +47,16 @@ class GameLog:
         return cls(s.settings, s.seed, s.board, s.first_seat, tuple(s.log))
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        d: dict[str, Any] = {
             "settings": self.settings.to_dict(),
             "seed": self.seed,
             "board": self.board.to_dict(),
             "first_seat": self.first_seat,
             "steps": [entry_to_dict(e) for e in self.steps],
         }
+        if self.chance is not None:
+            d["chance"] = dict(self.chance)
+        return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> GameLog:
@@ -57,9 +67,26 @@ class GameLog:
                 Board.from_dict(d["board"]),
                 int(d["first_seat"]),
                 tuple(entry_from_dict(e) for e in d["steps"]),
+                _chance(d.get("chance")),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise InvalidLog(f"bad game log: {exc}") from exc
+
+
+def _chance(d: Any) -> dict[str, str] | None:
+    if d is None:
+        return None
+    if not isinstance(d, dict) or len(d) > 8:
+        raise ValueError("chance is a map")
+    out = {}
+    for k in ("scheme", "commitment", "salt", "secret"):
+        v = d.get(k)
+        if v is None:
+            continue
+        if not isinstance(v, str) or len(v) > 200:
+            raise ValueError(f"chance.{k} is a short string")
+        out[k] = v
+    return out
 
 
 def replay(log: GameLog, upto: int | None = None) -> GameState:

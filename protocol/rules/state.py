@@ -88,7 +88,9 @@ class Settings:
     options (R-OPT-1..5) are off by default; :meth:`sea3d` turns on the
     sea3D house rules. ``turn_cap`` is not a rule: it lets automated runs
     stop a game that would never end (0 = no cap); a capped game ends with no
-    winner.
+    winner. ``balanced_dice`` is a chance option, not a rule: the dice come
+    from a deck of the 36 outcomes (:mod:`protocol.rules.chance`, which every
+    committed game draws its chance from); the engine's own generator ignores it.
     """
 
     players: int = 4
@@ -98,6 +100,7 @@ class Settings:
     shuffle_harbors: bool = False
     harbor_delay: bool = False
     strict_phases: bool = False
+    balanced_dice: bool = False
 
     def __post_init__(self) -> None:
         if type(self.players) is not int or not 2 <= self.players <= 4:
@@ -106,7 +109,8 @@ class Settings:
             raise RulesError("the VP target must be between 3 and 20 (R-OPT-5)", "bad_settings")
         if type(self.turn_cap) is not int or self.turn_cap < 0:
             raise RulesError("turn_cap must be >= 0", "bad_settings")
-        for flag in ("balanced_map", "shuffle_harbors", "harbor_delay", "strict_phases"):
+        for flag in ("balanced_map", "shuffle_harbors", "harbor_delay", "strict_phases",
+                     "balanced_dice"):
             if type(getattr(self, flag)) is not bool:
                 raise RulesError(f"{flag} must be true or false", "bad_settings")
 
@@ -131,18 +135,21 @@ class Settings:
         return 2 if self.players == 2 else 1  # R-2P-3
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        d: dict[str, Any] = {
             "players": self.players, "vp_target": self.vp_target, "turn_cap": self.turn_cap,
             "balanced_map": self.balanced_map, "shuffle_harbors": self.shuffle_harbors,
             "harbor_delay": self.harbor_delay, "strict_phases": self.strict_phases,
         }
+        if self.balanced_dice:  # only when on: records without it stay as they were
+            d["balanced_dice"] = True
+        return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Settings:
         if not isinstance(d, dict):
             raise RulesError("settings are a map", "bad_settings")
         names = ("players", "vp_target", "turn_cap", "balanced_map", "shuffle_harbors",
-                 "harbor_delay", "strict_phases")
+                 "harbor_delay", "strict_phases", "balanced_dice")
         return cls(**{k: d[k] for k in names if k in d})
 
 

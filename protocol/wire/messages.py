@@ -148,6 +148,8 @@ SPECS: dict[str, Spec] = {
     # --- game --------------------------------------------------------------------
     "game_started": Spec(SERVER, "The table's game began.", {
         "table": _f("str", "table id", max_len=64),
+        "chance": _f("map", "1.4: the commitment to the game's chance: {scheme, commitment} "
+                     "(see Committed chance)", optional=True),
     }),
     "view": Spec(SERVER, "Your full view (on join, game start and resync).", {
         "version": _f("int", "the table's event version this view reflects"),
@@ -200,6 +202,9 @@ SPECS: dict[str, Spec] = {
     "game_over": Spec(SERVER, "The game ended.", {
         "winner": _f("int", "winning seat, nil if stopped", optional=True),
         "scores": _f("list", "final VP per seat", max_len=4),
+        "chance": _f("map", "1.4: the game's chance revealed: {scheme, commitment, salt, "
+                     "secret}; without salt and secret while another game still uses it (a "
+                     "duplicate set: revealed with the set's results)", optional=True),
     }),
     # --- chat and keep-alive ------------------------------------------------------
     "chat": Spec(CLIENT, "Say something at your table (relayed by the server as chat).", {
@@ -337,6 +342,10 @@ SETTINGS: dict[str, Setting] = {
     "strict_phases": Setting("bool", False, "sea3D house rule: after the first paid build of "
                              "a turn no domestic trade (offer, counter-offer, proposal: "
                              "`trade_closed`); maritime trade stays allowed (R-OPT-4)"),
+    "balanced_dice": Setting("bool", False, "1.4: balanced dice: each roll is dealt from a "
+                             "shuffled deck of the 36 outcomes of two dice, 32 dealt before "
+                             "a fresh deck (every outcome at most once per deck; each roll "
+                             "still 1/36 each); off: independent rolls"),
     "clock_ms": Setting("int", 0, "chess clock (7.11): each seat's time bank at the start "
                         "of the game, in ms; 0 and no increment: no clock", 0, 86_400_000),
     "clock_increment_ms": Setting("int", 0, "chess clock: ms added to a seat's bank with "

@@ -59,6 +59,7 @@ from protocol.rules import (
     TokenRobberHome,
 )
 from server.app import Server
+from tests.server.conftest import seeded_reveal
 
 Pos = tuple[int, int]
 
@@ -363,7 +364,7 @@ async def play_client_game(server: Server, players: int, vp_target: int, seed: i
             app.step(1 / 60)
             await asyncio.sleep(0.005)
         table_id = app.model.table
-        server.tables[table_id].seed = seed  # read when the game starts
+        server.tables[table_id].commit(seeded_reveal(seed))  # read when the game starts
         for i in range(players - 1):
             reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
             # heuristic bots negotiate (they offer trades to the client), greedy ones do not

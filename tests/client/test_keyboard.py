@@ -276,7 +276,7 @@ async def play_by_keys(server: Server, players: int, vp_target: int, seed: int,
             app.step(1 / 60)
             await asyncio.sleep(0.005)
         table_id = app.model.table
-        server.tables[table_id].seed = seed
+        server.tables[table_id].use_seed(seed)
         for i in range(players - 1):
             reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
             kind = HeuristicBot if i % 2 == 0 else GreedyBot

@@ -11,7 +11,7 @@ import pytest
 
 from client.discovery import FoundServer
 from client.fonts import Fonts
-from client.lobby import CreateTableDialog, LobbyScene, bot_kinds
+from client.lobby import CreateTableDialog, LobbyScene, bot_kinds, settings_text
 from client.scene import Context
 
 Message = dict[str, Any]
@@ -243,6 +243,7 @@ def test_create_a_table(lobby: LobbyScene, ctx: Context, sent: list[Message],
     click(dialog, dialog.timer_selector._right.center)  # -> 30 s
     click(dialog, dialog.checks["balanced_map"].rect.center)
     click(dialog, dialog.checks["strict_phases"].rect.center)
+    click(dialog, dialog.checks["balanced_dice"].rect.center)
     kinds = dialog.kinds
     assert kinds[0] == "human" and set(bot_kinds()) <= set(kinds)
     heuristic = kinds.index("heuristic")
@@ -257,7 +258,9 @@ def test_create_a_table(lobby: LobbyScene, ctx: Context, sent: list[Message],
                      "turn_timer": 30,
                      "settings": {"players": 3, "vp_target": 12, "balanced_map": True,
                                   "shuffle_harbors": False, "harbor_delay": False,
-                                  "strict_phases": True}}]
+                                  "strict_phases": True, "balanced_dice": True}}]
+    # the lobby shows it with the table's settings
+    assert "Balanced dice" in settings_text(ctx, sent[0]["settings"])
 
 
 def test_create_defaults_and_escape(lobby: LobbyScene, ctx: Context,
@@ -270,7 +273,8 @@ def test_create_defaults_and_escape(lobby: LobbyScene, ctx: Context,
     assert isinstance(dialog, CreateTableDialog)
     assert dialog.message() == {"type": "create_table", "name": "Ann's table", "settings": {
         "players": 4, "vp_target": 10, "balanced_map": False, "shuffle_harbors": False,
-        "harbor_delay": False, "strict_phases": False}}
+        "harbor_delay": False, "strict_phases": False,
+        "balanced_dice": False}}
     for _ in range(len(dialog.kinds) - 1):  # the last choice: wraps round to "human"
         dialog.seat_selectors[0].step(-1)
     dialog.seat_selectors[2].select("search")

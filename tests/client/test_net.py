@@ -125,7 +125,7 @@ async def test_game_messages_actions_seq_and_resume(server: Server, connect: Con
     await d.until(lambda d: d.model.table is not None)
     tid = d.model.table
     assert tid is not None
-    server.tables[tid].seed = seed_starting_at(0)
+    server.tables[tid].use_seed(seed_starting_at(0))
     others = []
     for i in (1, 2):
         c = await connect(f"seat{i}")
@@ -173,7 +173,7 @@ async def test_a_new_client_continues_above_last_seq(server: Server, connect: Co
     await d.until(lambda d: d.model.table is not None)
     tid = d.model.table
     assert tid is not None
-    server.tables[tid].seed = seed_starting_at(0, players=2)
+    server.tables[tid].use_seed(seed_starting_at(0, players=2))
     c = await connect("bob")
     await c.send({"type": "join", "table": tid})
     await d.until(lambda d: d.model.legal != [])

@@ -13,6 +13,7 @@ from client.canned import play_until
 from client.rematch import rematch_request
 from client.table_scene import TableScene
 from protocol.rules import Phase
+from protocol.wire.witness import ChanceWitness
 from server.app import Server
 from tests.client.test_evening import click, frames, table_app
 from tests.client.test_full_game import ScriptedMouse, play_client_game
@@ -45,6 +46,20 @@ async def test_the_results_show_statistics_of_the_whole_game(server: Server) -> 
         # themselves are not the server's: their seats would be open)
         assert dlg.buttons["again"].label == app.ctx.tr("table.dlg.rematch")
         assert rematch_request(app.model, app.lobby.created)["bots"] == []
+        # committed chance: the window checked the dice itself, and says how
+        assert app.model.chance_verdict is not None and app.model.chance_verdict.ok
+        assert app.model.chance_verdict.checked["dice"] == sum(stats.dice)
+        assert dlg.buttons["dice"].label == app.ctx.tr("table.chance.verified")
+        click(dlg.buttons["dice"].rect.center)
+        await frames(app, lambda: isinstance(app.ctx.stack.top, dialogs.ChanceDialog))
+        how = app.ctx.stack.top
+        assert isinstance(how, dialogs.ChanceDialog)
+        app.step(1 / 60)
+        assert how.title() == app.ctx.tr("table.chance.title_ok")
+        said = " ".join(how.ui.text.seen)
+        assert app.model.announced is not None and app.model.announced[:16] in said
+        click(how.buttons["close"].rect.center)
+        await frames(app, lambda: isinstance(app.ctx.stack.top, dialogs.GameOverDialog))
         # View board, then the Results button opens them again
         click(dlg.buttons["board"].rect.center)
         await frames(app, lambda: isinstance(app.ctx.stack.top, TableScene))
@@ -162,3 +177,59 @@ def test_play_again_keeps_the_finished_games_settings() -> None:
     assert again["bots"] == ["search", "greedy"] and again["name"].startswith("Aiko")
     short = hooks.new_game("en", like={"settings": {"players": 4}, "bots": ["search"]})
     assert short["bots"] == ["search"] * 3  # the window's seat plus three bots
+
+
+def _reveal_game(announced: str, chance: dict[str, str], lang: str = "en") -> App:
+    """The canned table told that its game started with ``announced`` and ended
+    with ``chance``: the window as it then stands (the game-over screen)."""
+    app, net = table_app(lang)
+    app.model.game_over = None
+    app.model.chance = ChanceWitness()
+    net.inbox += [{"type": "game_started", "table": app.model.table,
+                   "chance": {"scheme": "kaitaku-chance/1", "commitment": announced}},
+                  {"type": "game_over", "winner": 1, "scores": [5, 10, 6, 7],
+                   "chance": chance}]
+    for _ in range(3):
+        app.step(1 / 60)
+    return app
+
+
+def test_a_reveal_that_does_not_match_the_commitment_is_called_out() -> None:
+    from protocol.rules.chance import Reveal
+
+    reveal = Reveal.new(bytes(range(64)), bytes(16))
+    for lang in ("en", "ja"):
+        app = _reveal_game("ab" * 32, reveal.to_dict(), lang)
+        try:
+            verdict = app.model.chance_verdict
+            assert verdict is not None and not verdict.ok
+            assert "does not match the commitment" in verdict.message
+            dlg = over_dialog(app)
+            assert dlg.buttons["dice"].label == app.ctx.tr("table.chance.failed")
+            click(dlg.buttons["dice"].rect.center)
+            for _ in range(3):
+                app.step(1 / 60)
+            how = app.ctx.stack.top
+            assert isinstance(how, dialogs.ChanceDialog)
+            assert how.title() == app.ctx.tr("table.chance.title_bad")
+            assert any(app.ctx.tr("table.chance.bad", why=verdict.message)[:20] in s
+                       for s in how.ui.text.seen)
+        finally:
+            app.close()
+    # a secret whose hash is the commitment, but a forged one (not the salt's)
+    forged = {**reveal.to_dict(), "commitment": reveal.commitment}
+    forged["secret"] = bytes(64).hex()
+    app = _reveal_game(reveal.commitment, forged)
+    try:
+        assert app.model.chance_verdict is not None and not app.model.chance_verdict.ok
+    finally:
+        app.close()
+
+
+def test_a_duplicate_set_game_says_its_dice_are_revealed_later() -> None:
+    app = _reveal_game("cd" * 32, {"scheme": "kaitaku-chance/1", "commitment": "cd" * 32})
+    try:
+        assert app.model.chance_pending and app.model.chance_verdict is None
+        assert over_dialog(app).buttons["dice"].label == app.ctx.tr("table.chance.pending")
+    finally:
+        app.close()

@@ -321,6 +321,16 @@ def test_screenshot(tmp_path: Path) -> None:
     assert img.get_size() == (1024, 640)
 
 
+def test_the_verified_screenshot_is_a_committed_game_that_verifies(tmp_path: Path) -> None:
+    from client.screenshot import render_screenshot, screenshot_model
+
+    model = screenshot_model("verified")
+    assert model.chance_verdict is not None and model.chance_verdict.ok
+    assert model.chance_verdict.checked["dice"] == sum(model.dice) > 20
+    out = render_screenshot(tmp_path / "verified.png", scene="verified")
+    assert pygame.image.load(str(out)).get_size() == (1280, 800)
+
+
 def test_frame_bench_reports() -> None:
     from client.bench import frame_bench
 

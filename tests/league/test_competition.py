@@ -55,8 +55,10 @@ def test_a_sandboxed_stdio_entry_plays_the_same_games_as_an_unsandboxed_one(
         tmp_path: Path) -> None:
     boxed = [Entry("r", "random"), Entry("ext", STDIO), Entry("g", "greedy")]
     trusted = [Entry("r", "random"), Entry("ext", TCP), Entry("g", "greedy")]
-    a = run_league(boxed, 3, players=3, seed=3, db=tmp_path / "boxed.db")
-    b = run_league(trusted, 3, players=3, seed=3, db=tmp_path / "tcp.db", sandbox=False)
+    secret = bytes(range(32))  # the same chance for both leagues
+    a = run_league(boxed, 3, players=3, seed=3, db=tmp_path / "boxed.db", secret=secret)
+    b = run_league(trusted, 3, players=3, seed=3, db=tmp_path / "tcp.db", sandbox=False,
+                   secret=secret)
     assert a.standings.played == b.standings.played == 3
     for x, y in zip(_rows(tmp_path / "boxed.db"), _rows(tmp_path / "tcp.db"), strict=True):
         assert x["status"] == y["status"] == "ok"

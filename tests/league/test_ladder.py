@@ -24,6 +24,7 @@ from league.ladder import Ladder, LadderConfig, LadderStore, hash_key
 from league.ladder_web import LadderWeb
 from protocol.rules import apply as apply_action
 from protocol.rules import new_game, replay
+from protocol.rules.chance import verify
 from protocol.wire import ProtocolError
 from server.app import Server
 from server.clock import Clock
@@ -196,7 +197,8 @@ async def test_two_remote_bots_are_matched_and_rated_live_over_tls(tmp_path: Pat
         assert len(rated) == 2
         rows = _rows(d.db)
         assert [r["status"] for r in rows] == ["ok", "ok"]
-        # One duplicate set: the same board, both rotations, the same dice.
+        # One duplicate set: the same board in both rotations; each rotation its own
+        # dice (the bots saw the first one's), revealed at its end, and verified.
         assert rows[0]["match"] == rows[1]["match"] and rows[0]["rotations"] == 2
         assert rows[0]["seed"] == rows[1]["seed"]
         assert json.loads(rows[0]["seats"]) == json.loads(rows[1]["seats"])[::-1]
@@ -208,9 +210,15 @@ async def test_two_remote_bots_are_matched_and_rated_live_over_tls(tmp_path: Pat
         assert all(log is not None for log in logs)
         dice = [_dice_by_turn(log) for log in logs]
         common = set(dice[0]) & set(dice[1])
-        assert len(common) > 5 and all(dice[0][t] == dice[1][t] for t in common)
+        assert len(common) > 5 and sum(dice[0][t] == dice[1][t] for t in common) < len(common) / 2
+        assert logs[0] is not None and logs[1] is not None
+        assert (logs[0].board, logs[0].first_seat) == (logs[1].board, logs[1].first_seat)
         for r, log in zip(rows, logs, strict=True):
             assert log is not None and replay(log).winner == r["winner"]
+            assert verify(log).ok, verify(log).message
+        from kaitaku.cli import main
+
+        assert main(["verify", str(rows[1]["id"]), "--ladder-db", str(d.db)]) == 0
         # Rated at once, in the standings over the protocol.
         table = await standings("127.0.0.1", port, tls=tls)
         by_name = {e["name"]: e for e in table["entries"]}
@@ -237,6 +245,7 @@ async def test_two_remote_bots_are_matched_and_rated_live_over_tls(tmp_path: Pat
         first = json.loads(rows[0]["seats"])
         assert f"[{first[0]} 赤 Red] rolls" in game and f"[{first[1]} 青 Blue]" in game
         assert 'http-equiv="refresh"' not in page + game  # nothing in play: no reloads
+        assert "Chance: dice verified: fair: the commitment matches" in game
         status, raw = await asyncio.to_thread(get, f"/game/{rows[0]['id']}.json")
         assert status == 200 and json.loads(raw)["seed"] == rows[0]["seed"]
         assert (await asyncio.to_thread(get, "/game/999"))[0] == 404

@@ -27,6 +27,9 @@ from protocol.rules import Action, EndTurn
 
 RANDOM3 = [Entry("r1", "random"), Entry("r2", "random"), Entry("r3", "random")]
 
+SECRET = bytes(range(32))
+"""A fixed league secret: runs that must be the same games share it."""
+
 
 # --- bots that misbehave (importable as tests.league.test_league:Class) ----------------------
 
@@ -119,9 +122,10 @@ def test_game_seeds_and_ranks() -> None:
 
 
 def test_same_seed_same_games_different_seed_different(tmp_path: Path) -> None:
-    a = run_league(RANDOM3, 9, players=3, seed=5, db=tmp_path / "a.db")
-    b = run_league(RANDOM3, 9, players=3, seed=5, db=tmp_path / "b.db", workers=2)
-    c = run_league(RANDOM3, 9, players=3, seed=6, db=tmp_path / "c.db")
+    a = run_league(RANDOM3, 9, players=3, seed=5, db=tmp_path / "a.db", secret=SECRET)
+    b = run_league(RANDOM3, 9, players=3, seed=5, db=tmp_path / "b.db", workers=2, secret=SECRET)
+    # the seed seats the entries; the chance comes from the league's secret
+    c = run_league(RANDOM3, 9, players=3, seed=6, db=tmp_path / "c.db", secret=bytes(32))
     assert a.ran == b.ran == c.ran == 9
     ga, gb, gc = (_games(tmp_path / f"{n}.db") for n in "abc")
     assert ga == gb  # same winners, scores and full logs, in parallel or not
@@ -131,21 +135,21 @@ def test_same_seed_same_games_different_seed_different(tmp_path: Path) -> None:
 
 def test_resume_after_interruption(tmp_path: Path) -> None:
     db = tmp_path / "league.db"
-    part = run_league(RANDOM3, 12, players=3, seed=2, db=db, max_games=5)
+    part = run_league(RANDOM3, 12, players=3, seed=2, db=db, max_games=5, secret=SECRET)
     assert (part.ran, part.skipped, part.standings.played) == (5, 0, 5)
 
     def stop(done: int, total: int, elapsed: float) -> None:
         if done == 8:
             raise KeyboardInterrupt
 
-    cut = run_league(RANDOM3, 12, players=3, seed=2, db=db, progress=stop)
+    cut = run_league(RANDOM3, 12, players=3, seed=2, db=db, progress=stop, secret=SECRET)
     assert cut.interrupted and (cut.ran, cut.skipped) == (3, 5)
     assert len(_games(db)) == 8
-    rest = run_league(RANDOM3, 12, players=3, seed=2, db=db)
+    rest = run_league(RANDOM3, 12, players=3, seed=2, db=db, secret=SECRET)
     assert (rest.ran, rest.skipped, rest.standings.played) == (4, 8, 12)
-    again = run_league(RANDOM3, 12, players=3, seed=2, db=db)
+    again = run_league(RANDOM3, 12, players=3, seed=2, db=db, secret=SECRET)
     assert (again.ran, again.skipped) == (0, 12)
-    whole = run_league(RANDOM3, 12, players=3, seed=2, db=tmp_path / "whole.db")
+    whole = run_league(RANDOM3, 12, players=3, seed=2, db=tmp_path / "whole.db", secret=SECRET)
     assert [g[:6] for g in _games(db)] == [g[:6] for g in _games(tmp_path / "whole.db")]
     assert _ratings(rest) == _ratings(whole)
 
@@ -153,7 +157,7 @@ def test_resume_after_interruption(tmp_path: Path) -> None:
 def test_failing_bots_are_recorded(tmp_path: Path) -> None:
     entries = [Entry("ok", "random"), Entry("crash", "tests.league.test_league:CrashBot"),
                Entry("illegal", "tests.league.test_league:IllegalBot")]
-    result = run_league(entries, 6, players=3, seed=1, db=tmp_path / "f.db")
+    result = run_league(entries, 6, players=3, seed=1, db=tmp_path / "f.db", secret=SECRET)
     rows = _games(tmp_path / "f.db")
     assert len(rows) == 6 and all(r[2] == "failed" for r in rows)
     errors = " ".join(r[3] for r in rows)
@@ -163,19 +167,19 @@ def test_failing_bots_are_recorded(tmp_path: Path) -> None:
     assert any(r[6] is not None for r in rows)  # the partial log is kept
 
     slow = [Entry("slow", "tests.league.test_league:SlowBot"), Entry("r", "random")]
-    res = run_league(slow, 2, players=2, seed=1, db=tmp_path / "t.db", timeout=0.2)
+    res = run_league(slow, 2, players=2, seed=1, db=tmp_path / "t.db", timeout=0.2, secret=SECRET)
     rows = _games(tmp_path / "t.db")
     assert res.standings.failed == 2 and all("GameTimeout" in r[3] for r in rows)
-    kept = run_league(slow, 2, players=2, seed=1, db=tmp_path / "t.db", timeout=0.2)
+    kept = run_league(slow, 2, players=2, seed=1, db=tmp_path / "t.db", timeout=0.2, secret=SECRET)
     assert (kept.ran, kept.skipped) == (0, 2)
     retried = run_league(slow, 2, players=2, seed=1, db=tmp_path / "t.db", timeout=0.2,
-                         retry_failed=True)
+                         retry_failed=True, secret=SECRET)
     assert (retried.ran, retried.standings.failed, len(_games(tmp_path / "t.db"))) == (2, 2, 2)
 
 
 def test_heuristic_rates_above_random(tmp_path: Path) -> None:
     entries = [Entry("random", "random"), Entry("heuristic", "heuristic")]
-    result = run_league(entries, 8, players=4, seed=1, db=tmp_path / "h.db")
+    result = run_league(entries, 8, players=4, seed=1, db=tmp_path / "h.db", secret=SECRET)
     names = [s.name for s in result.standings.entries]
     assert names == ["heuristic", "random"]
     top = result.standings.entries[0]
@@ -232,7 +236,8 @@ def test_report_and_replay(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
 
     with sqlite3.connect(db) as conn:
         ok = conn.execute("SELECT id FROM games WHERE status = 'ok' LIMIT 1").fetchone()[0]
-        bad = conn.execute("SELECT id FROM games WHERE status = 'failed' LIMIT 1").fetchone()[0]
+        bad = conn.execute("SELECT id FROM games WHERE status = 'failed' AND log IS NOT NULL "
+                           "LIMIT 1").fetchone()[0]
     assert main(["replay", str(ok), "--db", db]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"game {ok} ") and "turn 1" in out and "rolls" in out
@@ -252,10 +257,10 @@ def test_dask_cluster_matches_local(tmp_path: Path) -> None:
     with distributed.LocalCluster(n_workers=1, processes=False, dashboard_address=None) as cl:
         with distributed.Client(cl) as client:
             remote = run_league(RANDOM3, 6, players=3, seed=4, db=tmp_path / "d.db",
-                                cluster=client)
+                                cluster=client, secret=SECRET)
         by_address = run_league(RANDOM3, 6, players=3, seed=4, db=tmp_path / "a.db",
-                                cluster=cl.scheduler_address)
-    run_league(RANDOM3, 6, players=3, seed=4, db=tmp_path / "l.db")
+                                cluster=cl.scheduler_address, secret=SECRET)
+    run_league(RANDOM3, 6, players=3, seed=4, db=tmp_path / "l.db", secret=SECRET)
     assert remote.ran == by_address.ran == 6
     assert _games(tmp_path / "d.db") == _games(tmp_path / "l.db") == _games(tmp_path / "a.db")
 
@@ -269,8 +274,8 @@ def test_external_command_entries_play_over_the_protocol(tmp_path: Path) -> None
 
     ext = [Entry("r", "random"), Entry("ext", EXTERNAL), Entry("g", "greedy")]
     local = [Entry("r", "random"), Entry("ext", "greedy"), Entry("g", "greedy")]
-    a = run_league(ext, 3, players=3, seed=3, db=tmp_path / "ext.db", sandbox=False)
-    run_league(local, 3, players=3, seed=3, db=tmp_path / "local.db")
+    a = run_league(ext, 3, players=3, seed=3, db=tmp_path / "ext.db", sandbox=False, secret=SECRET)
+    run_league(local, 3, players=3, seed=3, db=tmp_path / "local.db", secret=SECRET)
     assert a.standings.played == 3 and a.standings.entries[0].games == 3
     for (idx, seats, status, _, winner, vp, log), other in zip(
             _games(tmp_path / "ext.db"), _games(tmp_path / "local.db"), strict=True):
@@ -284,6 +289,6 @@ def test_external_command_entries_play_over_the_protocol(tmp_path: Path) -> None
             json.loads(vp)
 
     broken = [Entry("r", "random"), Entry("bad", "cmd:{python} -c 'raise SystemExit(3)'")]
-    b = run_league(broken, 2, players=2, seed=3, db=tmp_path / "bad.db")
+    b = run_league(broken, 2, players=2, seed=3, db=tmp_path / "bad.db", secret=SECRET)
     rows = _games(tmp_path / "bad.db")
     assert b.standings.failed == 2 and all("exited with 3" in r[3] for r in rows)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,6 +19,7 @@ import pytest
 
 from bots import Bot, GreedyBot, HeuristicBot, RandomBot
 from bots.client import BotClient, BotOutcome
+from protocol.rules.chance import Reveal
 from protocol.wire import VERSION_STRING, FrameDecoder, Message, encode_frame
 from server.app import Server
 
@@ -291,7 +293,7 @@ async def raw_table(server: Server, connect: Connect, players: int = 3, seed: in
                         "settings": {"players": players, **(settings or {})}})
     joined = await creator.recv_type("joined")
     tid = joined["table"]
-    server.tables[tid].seed = seed  # read when the game starts (all seats taken)
+    server.tables[tid].use_seed(seed)  # the engine's dice of this seed (positions reached by them)
     clients = [creator]
     for i in range(1, players):
         c = await connect(f"seat{i}")
@@ -367,7 +369,7 @@ async def start_bot_game(server: Server, settings: dict[str, Any], kinds: Sequen
         joined = await asyncio.wait_for(creator.recv(), TIMEOUT)
     creator.outcome.table = joined["table"]
     creator.outcome.seat = joined["seat"]
-    server.tables[joined["table"]].seed = seed
+    server.tables[joined["table"]].commit(seeded_reveal(seed))
     if before_join is not None:
         await before_join(joined["table"])
     for c in clients[1:]:
@@ -383,6 +385,12 @@ async def play_bot_game(game: BotGame, timeout: float = GAME_TIMEOUT) -> BotGame
         for c in game.clients:
             c.writer.close()
     return game
+
+
+def seeded_reveal(seed: int) -> Reveal:
+    """A committed chance fixed by ``seed`` (a test's reproducible game)."""
+    secret = hashlib.sha512(f"kaitaku-test:{seed}".encode()).digest()
+    return Reveal.new(secret, hashlib.sha256(f"kaitaku-test-salt:{seed}".encode()).digest()[:16])
 
 
 async def run_bot_game(server: Server, settings: dict[str, Any], kinds: Sequence[str],
@@ -411,5 +419,17 @@ def assert_finished(game: BotGame, server: Server) -> None:
     assert [state.total_vp(q) for q in range(len(outs))] == outs[0].scores
     for c in game.clients:
         over = [m for m in c.received if m["type"] == "game_over"]
-        assert len(over) == 1 and over[0] == {"type": "game_over", "winner": winner,
-                                              "scores": outs[0].scores}
+        assert len(over) == 1
+        end = dict(over[0])
+        chance = end.pop("chance")
+        assert end == {"type": "game_over", "winner": winner, "scores": outs[0].scores}
+        # the committed chance: announced at the start, revealed at the end, and
+        # every roll the client saw follows from it
+        started = [m for m in c.received if m["type"] == "game_started"]
+        assert started and all(m["chance"] == started[0]["chance"] for m in started)
+        reveal = Reveal.from_dict(chance)
+        assert reveal.matches() and reveal.commitment == started[0]["chance"]["commitment"]
+        assert table.reveal is not None and table.reveal.secret == reveal.secret
+    # every seat checked the rolls it saw against the reveal (the bot SDK's witness)
+    assert all(o.chance is not None and o.chance.ok and o.chance.checked["dice"] > 0
+               for o in outs), [o.chance for o in outs]

@@ -22,7 +22,7 @@ async def _clocked(server: Server, connect: Connect, clock: dict[str, int],
     joined = await creator.recv_type("joined")
     tid = joined["table"]
     assert {k: joined["settings"][k] for k in clock} == clock  # the settings show the clock
-    server.tables[tid].seed = seed
+    server.tables[tid].use_seed(seed)
     clients = [creator]
     for i in range(1, players):
         c = await connect(f"seat{i}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import secrets
 import time
 from typing import Any
@@ -12,6 +13,9 @@ import pytest
 
 from bots import GreedyBot, HeuristicBot, RandomBot
 from bots.client import BotClient, BotOutcome, run_bot
+from protocol.rules import Board, Settings
+from protocol.rules.chance import Reveal, check_seen, rolls_seen
+from protocol.rules.events import event_from_dict
 from protocol.wire import Message
 from protocol.wire.messages import MAX_CHAT
 from server.app import Server
@@ -27,6 +31,7 @@ from .conftest import (
     play_bot_game,
     raw_table,
     run_bot_game,
+    seeded_reveal,
     start_bot_game,
 )
 
@@ -42,6 +47,25 @@ async def test_four_player_game_to_a_winner(server: Server, seed: int) -> None:
                               seed=seed)
     assert_finished(game, server)
     assert game.settings["players"] == 4 and game.settings["vp_target"] == 10
+
+
+@pytest.mark.parametrize("settings", [{"players": 4, "balanced_dice": True},
+                                      {"players": 2, "balanced_dice": True, **SEA3D}])
+async def test_balanced_dice_games_over_the_server(server: Server,
+                                                   settings: dict[str, Any]) -> None:
+    """Balanced dice as a table option (with the sea3D options and the two-player
+    game): the table says so, every seat checks its rolls against the reveal,
+    and within each deck of 32 rolls no outcome comes twice."""
+    game = await run_bot_game(server, settings, ["greedy"] * settings["players"], seed=3)
+    assert_finished(game, server)
+    assert game.settings["balanced_dice"] is True
+    first = game.clients[0]
+    rolls = [tuple(e["dice"]) for m in first.received if m["type"] == "events"
+             for e in m["events"] if e["type"] == "dice_rolled"]
+    assert len(rolls) >= 32
+    for b in range(len(rolls) // 32):
+        deck = rolls[32 * b:32 * (b + 1)]
+        assert len(set(deck)) >= 31  # (two players: a second roll may stand in once)
 
 
 async def test_four_player_game_with_run_bot(server: Server) -> None:
@@ -115,6 +139,9 @@ class _Secrets:
 
     def randbits(self, k: int) -> int:
         return secrets.randbits(k)
+
+    def token_bytes(self, nbytes: int | None = None) -> bytes:
+        return secrets.token_bytes(nbytes)
 
 
 async def _creator_with_bots(srv: Server, timeout: float) -> BotOutcome:
@@ -248,7 +275,19 @@ def _check_spectator_frames(frames: list[dict[str, Any]], winner: int | None,
         elif e["type"] == "stolen":
             assert e["resource"] is None
     over = [m for m in frames if m["type"] == "game_over"]
-    assert over == [{"type": "game_over", "winner": winner, "scores": scores}]
+    assert len(over) == 1
+    end = dict(over[0])
+    reveal = Reveal.from_dict(end.pop("chance"))
+    assert end == {"type": "game_over", "winner": winner, "scores": scores}
+    # a spectator checks every roll it saw against the revealed secret
+    announced = next(m for m in frames if m["type"] == "game_started")["chance"]
+    first = views[0]
+    starting = first["current"] if first["phase"] == "setup_settlement" and \
+        not first["buildings"] else None
+    rolls = rolls_seen([e for e in map(event_from_dict, events) if e is not None])
+    verdict = check_seen(reveal, announced["commitment"], Settings.from_dict(first["settings"]),
+                         Board.from_dict(first["board"]), starting, rolls)
+    assert verdict.ok and verdict.checked["dice"] == len(rolls) > 10, verdict.message
 
 
 async def test_spectators_get_public_views_and_events_only(server: Server,
@@ -402,7 +441,7 @@ async def test_a_1_2_client_is_never_offered_1_3_actions(server: Server) -> None
     while joined["type"] != "joined":
         joined = await asyncio.wait_for(creator.recv(), TIMEOUT)
     creator.outcome.table, creator.outcome.seat = joined["table"], joined["seat"]
-    server.tables[joined["table"]].seed = 12
+    server.tables[joined["table"]].commit(seeded_reveal(12))
     for c in clients[1:]:
         c.send({"type": "join", "table": joined["table"]})
     game = await play_bot_game(BotGame(joined["table"], joined["settings"], clients))
@@ -412,3 +451,33 @@ async def test_a_1_2_client_is_never_offered_1_3_actions(server: Server) -> None
     assert not {a["type"] for m in legal for a in m["actions"]} & _NEW_IN_1_3
     others = [m for c in clients[:3] for m in c.received if m["type"] == "legal"]
     assert any(m.get("propose") for m in others)
+
+
+async def test_a_duplicate_set_table_does_not_reveal_its_secret_at_game_over(
+        server: Server) -> None:
+    """A table whose secret other games still use (a league's duplicate set)
+    announces its commitment and ends without the secret; a game of its own
+    reveals it with game_over."""
+    from protocol.rules import Settings as RulesSettings
+    from server.table import Table
+
+    for shared in (True, False):
+        reveal = seeded_reveal(40 + shared)
+        table: Table[Any] = Table(f"set-{shared}", "set", RulesSettings(players=2), "league",
+                                  reveal=reveal, reveal_at_end=not shared)
+        server.attach_table(table, durable=False)
+        keys = table.reserve_bots(["league", "league"])
+        clients = [await bot_client(server, "greedy", 50 + q, f"g{q}") for q in range(2)]
+        for (seat, _, key), c in zip(sorted(keys), clients, strict=True):
+            c.send({"type": "join", "table": table.id, "seat": seat, "key": key})
+        game = await play_bot_game(BotGame(table.id, {"players": 2}, clients))
+        assert all(o.finished for o in game.outcomes)
+        for c in clients:
+            over = [m for m in c.received if m["type"] == "game_over"]
+            assert len(over) == 1
+            chance = over[0]["chance"]
+            if shared:
+                assert chance == reveal.announced() and "secret" not in chance
+                assert reveal.secret.hex() not in json.dumps(c.received)
+            else:
+                assert chance == reveal.to_dict()

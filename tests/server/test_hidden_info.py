@@ -20,6 +20,7 @@ import pytest
 
 import server.table as table_module
 from protocol.rules import EVENT_TYPES, GameState, Settings, apply, new_game, observe
+from protocol.rules.chance import Reveal, deal_seed
 from protocol.rules.rng import Rng
 from server.app import Server
 
@@ -29,6 +30,7 @@ from .conftest import (
     RawClient,
     assert_finished,
     play_bot_game,
+    seeded_reveal,
     start_bot_game,
 )
 
@@ -144,7 +146,7 @@ def _check_event(event: dict[str, Any], seat: int | None) -> None:
 
 
 def _check_receiver(seat: int | None, frames: list[dict[str, Any]], stream: bytes,
-                    truth: Truth) -> dict[str, int]:
+                    truth: Truth, reveal: Reveal) -> dict[str, int]:
     """Every check for one receiver; returns counts of what it saw."""
     secrets_ = truth.rng_states | {truth.seed}
     seen = {"views": 0, "events": 0, "own_cards": 0, "own_steals": 0}
@@ -168,6 +170,17 @@ def _check_receiver(seat: int | None, frames: list[dict[str, Any]], stream: byte
                     seen["own_steals"] += 1
         elif msg["type"] == "legal":
             assert seat is not None, "a spectator got legal actions"
+    # the committed secret: in no frame but the reveal at the end of the game
+    for msg in frames:
+        chance = msg.get("chance")
+        if msg["type"] == "game_over":
+            assert chance == reveal.to_dict()
+        elif chance is not None:
+            assert chance == reveal.announced(), msg["type"]
+    assert reveal.secret not in stream and reveal.secret[32:] not in stream
+    assert stream.count(reveal.secret.hex().encode()) == 1  # game_over's
+    assert stream.count(reveal.salt.hex().encode()) == 1
+    assert stream.rfind(reveal.secret.hex().encode()) > stream.rfind(b"game_over")
     final = truth.snapshots[-1]["rng"]
     for secret in (truth.seed, final):
         assert struct.pack(">Q", secret) not in stream
@@ -192,17 +205,17 @@ async def test_no_frame_reveals_hidden_information(server: Server, connect: Conn
 
     table = server.tables[game.table]
     state = table.game
-    assert state is not None and state.seed == truth.seed == SEED
+    assert state is not None and state.seed == truth.seed == deal_seed(seeded_reveal(SEED).secret)
     assert len(truth.snapshots) == table.version + 1
     assert truth.snapshots[-1]["rng"] == state.rng.state
-    assert len(truth.rng_states) > 100
+    assert len(truth.rng_states) > 50
 
     receivers: list[tuple[int | None, list[dict[str, Any]], bytes]] = [
         (c.outcome.seat, c.received, bytes(c.stream)) for c in game.clients]
     receivers.append((None, spectator.received, bytes(spectator.stream)))
     totals = {"views": 0, "events": 0, "own_cards": 0, "own_steals": 0}
     for seat, frames, stream in receivers:
-        seen = _check_receiver(seat, frames, stream, truth)
+        seen = _check_receiver(seat, frames, stream, truth, seeded_reveal(SEED))
         assert seen["views"] > 0 and seen["events"] > 0
         if seat is None:
             assert seen["own_cards"] == seen["own_steals"] == 0
@@ -224,5 +237,6 @@ async def test_spectator_joining_mid_game_gets_public_state_only(server: Server,
     await asyncio.wait_for(play, GAME_TIMEOUT)
     assert_finished(game, server)
     await watcher.recv_type("game_over", timeout=GAME_TIMEOUT)
-    seen = _check_receiver(None, watcher.received, bytes(watcher.stream), truth)
+    seen = _check_receiver(None, watcher.received, bytes(watcher.stream), truth,
+                           seeded_reveal(SEED + 1))
     assert seen["views"] > 0

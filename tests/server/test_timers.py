@@ -18,7 +18,7 @@ async def _table(server: Server, connect: Connect, players: int, timer: float,
     await creator.send({"type": "create_table", "settings": {"players": players}})
     tid = (await creator.recv_type("joined"))["table"]
     table = server.tables[tid]
-    table.seed = seed
+    table.use_seed(seed)
     table.turn_timer = timer  # fractions of a second for the tests (the wire takes ints)
     clients = [creator]
     for i in range(1, players):

@@ -117,3 +117,32 @@ def test_check_finds_a_stale_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     path.write_text("".join(json.dumps(x) + "\n" for x in edited), encoding="utf-8")
     assert T.main(["--check", "--only", "finished"]) == 1
     assert "finished-resume.jsonl" in capsys.readouterr().err
+
+
+def test_the_transcripts_are_worked_examples_of_committed_chance() -> None:
+    """PROTOCOL.md 7.14: every transcript's game is committed at game_started and
+    revealed at game_over, and every roll a connection saw follows from the
+    reveal (the bot-4p transcript: a whole game)."""
+    from protocol.rules import Board, Settings
+    from protocol.rules.chance import Reveal, check_seen, rolls_seen
+    from protocol.rules.events import event_from_dict
+
+    checked = {}
+    for path in FILES:
+        recv = [line["frame"] for line in _lines(path) if line.get("dir") == "recv"]
+        started = [f for f in recv if f["type"] == "game_started"]
+        over = [f for f in recv if f["type"] == "game_over"]
+        if not started or not over:
+            continue
+        assert len({f["chance"]["commitment"] for f in started}) == 1
+        reveal = Reveal.from_dict(over[-1]["chance"])
+        views = [f["view"] for f in recv if f["type"] == "view"]
+        events = [event_from_dict(e) for f in recv if f["type"] == "events"
+                  for e in f["events"]]
+        rolls = rolls_seen([e for e in events if e is not None])
+        verdict = check_seen(reveal, started[0]["chance"]["commitment"],
+                             Settings.from_dict(views[0]["settings"]),
+                             Board.from_dict(views[0]["board"]), None, rolls)
+        assert verdict.ok, (path.name, verdict.message)
+        checked[path.stem] = len(rolls)
+    assert checked.get("bot-4p", 0) > 50, checked
