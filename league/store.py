@@ -154,7 +154,7 @@ def store_outcome(conn: sqlite3.Connection, league: int, names: Sequence[str],
     conn.execute(
         "INSERT OR REPLACE INTO games (league, idx, seed, seats, status, error, winner, ranks, "
         "vp, turns, decisions, duration, times, log, timeouts, forfeits, seat_logs, chance) "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         (league, o.index, o.seed, json.dumps(list(names)), o.status, o.error, o.winner,
          json.dumps(o.ranks), json.dumps(o.vp), o.turns, o.decisions, o.duration,
          json.dumps(o.times), o.log, json.dumps(o.timeouts), json.dumps(o.forfeits),
