@@ -481,6 +481,12 @@ class Ladder:
                  "duplicate sets" if c.duplicate else "single games",
                  "open" if c.open_registration else "closed")
 
+    def gauges(self) -> dict[str, int]:
+        """For the server's metrics: bots queued for a game, ladder games in play."""
+        return {"queue": len(self.queue),
+                "games": sum(1 for m in self.matches if m.table is not None
+                             and m.table.status == "playing")}
+
     def handle(self, sess: Session, msg: dict[str, Any]) -> None:
         kind = msg["type"]
         if kind == "ladder_standings":

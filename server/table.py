@@ -311,6 +311,9 @@ class Table(Generic[M]):
         self.durable: Callable[[], Awaitable[bool]] | None = None
         self.on_changed: Any = None  # set by the server: callback(table) on seats/status
         self.on_finished: Any = None  # set by the server: callback(table) at game over
+        # set by the server's metrics: callback(via, seconds from taking a player's
+        # action to its result, None for the server's own) after each saved action
+        self.on_action: Callable[[str, float | None], None] | None = None
         self.rng = random.Random(self.seed ^ 0x5EED)  # default actions (not the game's RNG)
         self.history: deque[tuple[int, list[Any]]] = deque(maxlen=EVENT_MEMORY)
         self.chat: deque[dict[str, Any]] = deque(maxlen=CHAT_MEMORY)
@@ -702,7 +705,7 @@ class Table(Generic[M]):
         if s.auto and not s.forfeited:
             self._set_auto(seat, False, "player acted")
         self._decided(s, now, made=True)
-        self._applied(seat, action, "player")
+        self._applied(seat, action, "player", now)
         self._reply(seat, sess, {"type": "result", "seq": seq, "ok": True})
         self._fan_out(events, able)
 
@@ -733,9 +736,14 @@ class Table(Generic[M]):
         self._saved = True
         return events
 
-    def _applied(self, seat: int, action: Action, via: str) -> None:
-        """Book-keeping after an action was applied and saved: version, log line."""
+    def _applied(self, seat: int, action: Action, via: str, since: float | None = None
+                 ) -> None:
+        """Book-keeping after an action was applied and saved: version, log line,
+        metrics (``since``: when the table took a player's action)."""
         self.version += 1
+        if self.on_action is not None:
+            self.on_action(via, None if since is None
+                           else asyncio.get_running_loop().time() - since)
         if log.isEnabledFor(logging.DEBUG):
             log.debug("table %s v%d: seat %d %s%s", self.id, self.version, seat,
                       action.to_dict(), "" if via == "player" else f" ({via})")

@@ -60,6 +60,8 @@ EXAMPLES: dict[str, dict[str, Any]] = {
                "message": "it is seat 1's turn"},
     "resync": {"type": "resync"},
     "game_over": {"type": "game_over", "winner": 1, "scores": [7, 10, 8]},
+    "announce": {"type": "announce", "text": "restart at 03:00 UTC"},
+    "table_closed": {"type": "table_closed", "table": "8e30bc72", "reason": "griefing"},
     "chat": {"type": "chat", "text": "hi", "table": "8e30bc72", "seat": 0, "name": "Ann",
              "past": True},
     "ping": {"type": "ping", "nonce": 7},
@@ -105,7 +107,7 @@ def rejects(msg: Any, code: str = "bad_message", sender: str | None = None) -> N
 
 def test_every_type_has_an_example() -> None:
     assert set(EXAMPLES) == set(SPECS)
-    assert len(SPECS) == 31
+    assert len(SPECS) == 33
 
 
 @pytest.mark.parametrize("kind", sorted(SPECS))
@@ -199,7 +201,7 @@ def test_min_lengths(kind: str, name: str) -> None:
 def test_min_lengths_cover_names_and_chat() -> None:
     assert set(MIN_LIMITED) == {("hello", "name"), ("chat", "text"),
                                 ("ladder_register", "name"), ("ladder_ready", "name"),
-                                ("ladder_ready", "key")}
+                                ("ladder_ready", "key"), ("announce", "text")}
 
 
 def test_choices() -> None:
@@ -276,8 +278,8 @@ def test_error_codes_are_identifiers() -> None:
 
 
 def test_version_constants() -> None:
-    assert PROTOCOL_VERSION == (1, 3)
-    assert VERSION_STRING == "1.3"
+    assert PROTOCOL_VERSION == (1, 4)
+    assert VERSION_STRING == "1.4"
     assert parse_version(VERSION_STRING) == PROTOCOL_VERSION
 
 
