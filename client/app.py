@@ -113,10 +113,13 @@ class Toast:
 
 
 def error_text(tr: Translator, code: str, message: str) -> str:
-    """The user's words for an error code (the server's message when unknown)."""
+    """The user's words for an error code (the server's message when unknown).
+    ``{message}`` is the server's English explanation (English texts only);
+    ``{text}`` the same words where they are the host's own (an announcement,
+    a reason to close a table), shown in every language."""
     key = f"error.{code}"
     if tr.has(key):
-        return tr(key, message=message)
+        return tr(key, message=message, text=message)
     return tr("error.rejected", code=code, message=message) if message else code
 
 
