@@ -20,7 +20,8 @@ def _bench(args: argparse.Namespace) -> int:
 def _bench_server(args: argparse.Namespace) -> int:
     from .bench import main_server
 
-    return main_server(args.games, args.concurrency, args.players, args.json, args.floor)
+    return main_server(args.games, args.concurrency, args.players, args.json, args.floor,
+                       args.metrics)
 
 
 def _bench_duplicate(args: argparse.Namespace) -> int:
@@ -548,6 +549,9 @@ def build_parser() -> argparse.ArgumentParser:
     bsrv.add_argument("--floor", action="store_true",
                       help="also measure the transport floor: a null server and null bots "
                            "moving the same frames with no game (4 players only)")
+    bsrv.add_argument("--metrics", action="store_true",
+                      help="run the server with its Prometheus metrics on, scraped every "
+                           "second (what metrics cost: compare with a run without)")
     bsrv.set_defaults(func=_bench_server)
     bbots = bsub.add_parser("bots", help="bot strength: each bot against copies of each other")
     bbots.add_argument("--games", type=int, default=100, help="games per pairing")

@@ -90,7 +90,6 @@ class Metrics:
                                 "or a drain), by cap", ["cap"], registry=r)
         self.spectators = Gauge("kaitaku_spectators", "Connections watching a table",
                                 registry=r)
-        self.games_started = Counter("kaitaku_games_started", "Games started", registry=r)
         self.games_finished = Counter("kaitaku_games_finished", "Games finished (game over)",
                                       registry=r)
         self.tables_closed = Counter("kaitaku_tables_closed_by_host", "Tables the host "
