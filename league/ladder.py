@@ -614,8 +614,9 @@ class Ladder:
         return out
 
     def _match(self) -> None:
-        """Seat waiting bots, the longest-waiting first, while a table fills."""
-        if self.server is None:
+        """Seat waiting bots, the longest-waiting first, while a table fills (none
+        while the server drains: ``kaitaku admin drain``)."""
+        if self.server is None or getattr(self.server, "draining", None) is not None:
             return
         p = self.config.players
         idle = self._idle()
@@ -639,7 +640,8 @@ class Ladder:
         r = m.played
         m.seating = [m.names[(q + r + m.offset) % p] for q in range(p)]
         entries = [self.ready.get(n) for n in m.seating]
-        if any(e is None or e.session.closed or e.session.table is not None for e in entries):
+        if (any(e is None or e.session.closed or e.session.table is not None for e in entries)
+                or getattr(server, "draining", None) is not None):  # no new game: draining
             self._end(m)
             return
         c = self.config

@@ -193,6 +193,8 @@ class Server:
         self.drained: asyncio.Event | None = None
         """Set when a drain is over (no game runs, or its deadline passed)."""
         self._drain_handle: asyncio.TimerHandle | None = None
+        self._foreign: set[str] = set()
+        """Tables attached with ``durable=False``: their owner (the ladder) keeps them."""
 
     # -- life -------------------------------------------------------------------------
 
@@ -281,6 +283,8 @@ class Server:
         """Register a table and start its task (also for tables made outside the lobby,
         e.g. a league game with a chosen seed). ``durable=False``: the table is
         not kept in the database (its owner, e.g. the ladder, keeps its record)."""
+        if not durable:
+            self._foreign.add(table.id)
         table.on_bots_needed = self._fill_with_bots
         table.on_finished = self._forget_later
         if self.metrics is not None:
@@ -305,6 +309,7 @@ class Server:
         def forget() -> None:
             if self.tables.get(table.id) is table:
                 del self.tables[table.id]
+                self._foreign.discard(table.id)
                 self._drop_tokens(table.id)
                 table.submit("stop", None)
                 log.info("table %s removed from the list", table.id)
@@ -1106,6 +1111,9 @@ class Server:
         (status ``closed``: never restored, replayable like a finished one).
         Raises KeyError for an unknown table."""
         table = self.tables[table_id]
+        if table.id in self._foreign:
+            raise ValueError(f"table {table_id} belongs to the ladder: kick or ban its bots "
+                             "instead (a dropped bot's seat forfeits after the grace)")
         reason = clean_text(reason, MAX_ANNOUNCEMENT)
         if self.metrics is not None:
             self.metrics.tables_closed.inc()

@@ -282,3 +282,40 @@ async def test_remote_admin_over_tls_needs_the_token(tmp_path: Path) -> None:
     finally:
         await admin.close()
         await srv.close()
+
+
+async def test_a_ladder_table_is_not_closed_and_a_drain_stops_new_matches(
+        tmp_path: Path) -> None:
+    """The ladder keeps its own tables (close-table refuses them, kicks and bans
+    work on its bots); while the server drains the ladder starts no game."""
+    from bots import RandomBot
+    from bots.ladder_client import register, run_ladder
+    from league.ladder import Ladder, LadderConfig
+
+    ladder = Ladder(tmp_path / "ladder.db", LadderConfig(players=2, seed=5))
+    srv = Server("127.0.0.1", 0, spawn_bots=False, extension=ladder)
+    await srv.start()
+    admin = Admin(srv, tmp_path / "a.sock")
+    await admin.start()
+    con = Console(srv, tmp_path / "a.sock")
+    try:
+        keys = {n: await register("127.0.0.1", srv.port, n) for n in ("one", "two")}
+        runs = [asyncio.ensure_future(run_ladder(lambda: RandomBot(3), "127.0.0.1", srv.port,
+                                                 name=n, key=keys[n], games=3))
+                for n in ("one", "two")]
+        while not srv.tables:
+            await asyncio.sleep(0.01)
+        (tid,) = srv.tables
+        assert "ladder" in await con.fails("close-table", table=tid)
+        assert (await con("drain"))["playing"] == 1
+        assert srv.drained is not None
+        await asyncio.wait_for(srv.drained.wait(), 60)  # that game ended; no other began
+        await asyncio.sleep(0.3)
+        assert [t.status for t in srv.tables.values()] == ["finished"]
+        assert ladder.gauges()["games"] == 0
+        for r in runs:
+            r.cancel()
+        await asyncio.gather(*runs, return_exceptions=True)
+    finally:
+        await admin.close()
+        await srv.close()
