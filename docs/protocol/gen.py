@@ -235,7 +235,9 @@ ERROR_NOTES: dict[str, tuple[str, str]] = {
                      "silence, and every 30 s after that)"),
     "rate_limited": ("yes", "1.0; over 1000 messages a second sustained, 2000 in a burst"),
     "too_many_connections": ("yes", "1.0; instead of a `welcome`: 2000 connections in all, "
-                             "256 from one address"),
+                             "256 from one address (the server's flags), counted from the "
+                             "accept; with TLS such a connection is closed before the "
+                             "handshake, unanswered"),
     "too_many_tables": ("no", "1.0; `create_table` when 500 tables are open (waiting or "
                         "playing), or 8 created from your address are; closed and finished "
                         "tables do not count"),
