@@ -31,7 +31,7 @@ def add_server_flags(srv: argparse.ArgumentParser) -> None:
     g = srv.add_argument_group("hosting (docs/HOSTING.md)")
     g.add_argument("--log-format", default="text", choices=("text", "json"),
                    help="log lines as text (default) or one JSON object a line")
-    g.add_argument("--metrics", nargs="?", const=f"127.0.0.1:{DEFAULT_METRICS_PORT}",
+    g.add_argument("--metrics", nargs="?", const=("127.0.0.1", DEFAULT_METRICS_PORT),
                    default=None, type=host_port, metavar="[HOST:]PORT",
                    help="serve Prometheus metrics at http://HOST:PORT/metrics (default "
                         f"127.0.0.1:{DEFAULT_METRICS_PORT}; needs kaitaku[metrics])")

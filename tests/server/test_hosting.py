@@ -27,6 +27,12 @@ from server.app import Limits, Server
 from .conftest import RawClient, play_bot_game, start_bot_game
 
 ROOT = Path(__file__).resolve().parents[2]
+try:
+    import prometheus_client  # noqa: F401
+
+    METRICS = True
+except ImportError:
+    METRICS = False
 
 
 class PacedBot(RandomBot):
@@ -53,12 +59,19 @@ async def test_drain_a_real_server_with_a_game_running(tmp_path: Path) -> None:
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "kaitaku", "server", "--port", "0", "--db", str(db),
         "--no-advertise", "--admin-socket", str(sock), "--log-format", "json",
+        *(["--metrics", "127.0.0.1:0"] if METRICS else []),
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, cwd=ROOT)
     try:
         assert proc.stdout is not None and proc.stderr is not None
         m = re.search(r"listening on \S+:(\d+)", (await proc.stdout.readline()).decode())
         assert m
         port = int(m.group(1))
+        metrics_port = None
+        if METRICS:
+            line = (await proc.stdout.readline()).decode()
+            found = re.search(r"metrics: http://127.0.0.1:(\d+)/metrics", line)
+            assert found, line
+            metrics_port = int(found.group(1))
         settings = {"players": 3, "vp_target": 8}
         PacedBot.playing = asyncio.Event()
         first = asyncio.ensure_future(run_bot(PacedBot(1), "127.0.0.1", port, name="b0",
@@ -84,6 +97,14 @@ async def test_drain_a_real_server_with_a_game_running(tmp_path: Path) -> None:
         await late.hello()
         await late.send({"type": "create_table", "settings": {"players": 3}})
         assert (await late.recv_type("error"))["code"] == "draining"
+        if metrics_port is not None:  # the command's metrics port, parsed by the library
+            from .test_metrics import until_scraped, value
+
+            samples = await until_scraped(
+                metrics_port, lambda s: value(s, "kaitaku_draining") == 1)
+            assert value(samples, "kaitaku_refusals_total", cap="draining") == 1
+            assert value(samples, "kaitaku_tables", state="playing") == 1
+            assert value(samples, "kaitaku_actions_total", via="player") > 0
         outcomes = await asyncio.wait_for(asyncio.gather(first, *others), 120)
         assert all(o.finished and o.rejected == 0 for o in outcomes)
         assert len({(o.winner, tuple(o.scores)) for o in outcomes}) == 1
