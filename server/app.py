@@ -30,6 +30,7 @@ import contextlib
 import logging
 import os
 import secrets
+import socket
 import ssl
 import sys
 import time
@@ -59,6 +60,7 @@ from protocol.wire.messages import (
 from . import table as table_module
 from .bans import MAX_BANS, MAX_REASON, Ban, BanError, Bans, parse_target
 from .clock import Clock
+from .listen import accept_forever, bind
 from .logs import limit_accept_failures
 from .session import HANDSHAKE_DEADLINE, Session
 from .storage import BOT_KINDS, SNAPSHOT_EVERY, Storage, StorageError
@@ -165,7 +167,8 @@ class Server:
         self.bot_processes: list[asyncio.subprocess.Process] = []
         self._bots_running = 0
         self._bots_by_address: Counter[str] = Counter()
-        self._server: asyncio.base_events.Server | None = None
+        self._listeners: list[socket.socket] = []
+        self._accepting: list[asyncio.Task[None]] = []
         self._tasks: set[asyncio.Task[Any]] = set()
         self.storage = (Storage(db, durable, background_checkpoints=True)
                         if db is not None else None)
@@ -207,10 +210,12 @@ class Server:
             spawn = self._restore()
         self.drained = asyncio.Event()
         limit_accept_failures()
-        # TLS is started by _accept itself, once the connection is counted
-        self._server = await asyncio.start_server(self._accept, self.host, self.port)
-        sock = self._server.sockets[0]
-        self.port = sock.getsockname()[1]
+        # our own accept loop (server.listen); TLS is started by _accept itself,
+        # once the connection is counted
+        self._listeners = await bind(self.host, self.port)
+        self.port = self._listeners[0].getsockname()[1]
+        self._accepting = [asyncio.create_task(accept_forever(sock, self._accept))
+                           for sock in self._listeners]
         log.info("listening on %s:%d%s", self.host, self.port,
                  " (TLS)" if self.tls is not None else "")
         for table, seats in spawn:
@@ -492,9 +497,9 @@ class Server:
         return table, spawn
 
     async def serve_forever(self) -> None:
-        assert self._server is not None
-        async with self._server:
-            await self._server.serve_forever()
+        """Serve until cancelled (the server accepts from :meth:`start` on)."""
+        assert self._listeners, "start() first"
+        await asyncio.get_running_loop().create_future()
 
     async def close(self) -> None:
         if self.extension is not None:
@@ -506,8 +511,12 @@ class Server:
                 handle.cancel()
         self._prune_handle = self._probe_handle = self._commit_handle = None
         self._metrics_handle = self._drain_handle = None
-        if self._server is not None:
-            self._server.close()
+        for accepting in self._accepting:
+            accepting.cancel()
+        await asyncio.gather(*self._accepting, return_exceptions=True)
+        self._accepting = []
+        for sock in self._listeners:
+            sock.close()
         for sess in list(self.sessions):
             sess.error("server_shutdown", "the server is shutting down")
             sess.send({"type": "bye", "reason": "server shutting down"})
@@ -528,9 +537,6 @@ class Server:
             for t in pending:
                 t.cancel()
             await asyncio.gather(*pending, return_exceptions=True)
-        if self._server is not None:
-            with contextlib.suppress(Exception):
-                await self._server.wait_closed()
         if self.storage is not None:
             self.storage.close()
             self.storage = None

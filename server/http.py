@@ -8,6 +8,8 @@ and never the game loop. What it may spend is capped:
   cap is closed at once, before anything is read);
 * one deadline for the whole request: reading the request head (at most
   :data:`MAX_HEAD` bytes), answering and sending the answer;
+* requests per second in all (a token bucket: a flood of requests costs the
+  process accepting and closing, not answering);
 * one request per connection (``Connection: close``), ``GET`` and ``HEAD``
   only; everything else gets a short error status.
 
@@ -27,6 +29,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .listen import accept_forever
 from .logs import IntervalLog
 
 log = logging.getLogger("kaitaku.http")
@@ -57,7 +60,7 @@ class CappedHTTPServer:
 
     def __init__(self, handler: Handler, host: str, port: int, *, name: str = "http",
                  max_connections: int = 32, max_per_address: int = 4,
-                 deadline: float = 5.0) -> None:
+                 deadline: float = 5.0, rate: float = 20.0) -> None:
         self.handler = handler
         self.host = host
         self.port = port
@@ -65,6 +68,9 @@ class CappedHTTPServer:
         self.max_connections = max_connections
         self.max_per_address = max_per_address
         self.deadline = deadline
+        self.rate = rate
+        self._allowance = rate
+        self._last = 0.0
         self.refused = 0
         """Connections closed at once for being over a cap (read from any thread)."""
         self.served = 0
@@ -99,15 +105,17 @@ class CappedHTTPServer:
 
     async def _serve(self, sock: socket.socket, ready: threading.Event) -> None:
         self._stopped = asyncio.Event()
-        server = await asyncio.start_server(self._connection, sock=sock, limit=MAX_HEAD)
+        sock.setblocking(False)
+        accepting = asyncio.create_task(accept_forever(sock, self._connection, MAX_HEAD,
+                                                       self.name))
         ready.set()
-        async with server:
-            await self._stopped.wait()
-            server.close()
-            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
-            for t in tasks:
-                t.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+        await self._stopped.wait()
+        accepting.cancel()
+        sock.close()
+        tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
     def stop(self) -> None:
         loop, stopped = self._loop, self._stopped
@@ -122,13 +130,17 @@ class CappedHTTPServer:
                           writer: asyncio.StreamWriter) -> None:
         peer = writer.get_extra_info("peername")
         address = peer[0] if isinstance(peer, tuple) else str(peer)
-        if (self._open_total >= self.max_connections
+        now = asyncio.get_running_loop().time()
+        self._allowance = min(self.rate, self._allowance + (now - self._last) * self.rate)
+        self._last = now
+        if (self._open_total >= self.max_connections or self._allowance < 1
                 or self._open[address] >= self.max_per_address):
             self.refused += 1
             self._errors("cap", logging.WARNING, "%s port: refused a connection from %s "
                          "(over the connection caps)", self.name, address)
             writer.transport.abort()
             return
+        self._allowance -= 1
         self._open[address] += 1
         self._open_total += 1
         try:

@@ -15,12 +15,16 @@ for the list.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from .http import CappedHTTPServer, Response
 
 REFRESH = 1.0
 """Seconds between two updates of the gauges from the server's state."""
+RENDER_EVERY = 0.5
+"""A scrape within this many seconds of the last one gets the same text (the
+rendering holds the interpreter's lock: scrapes cannot take it more often)."""
 LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0,
                    2.5, 5.0)
 """Histogram buckets (seconds) of the action and commit latencies."""
@@ -115,6 +119,7 @@ class Metrics:
         for kind in ("address", "name"):
             self.bans.labels(kind)
         self._http: CappedHTTPServer | None = None
+        self._rendered: tuple[float, bytes] = (float("-inf"), b"")
 
     # -- what the game loop calls (cheap) --------------------------------------------
 
@@ -157,7 +162,12 @@ class Metrics:
             return None
         from prometheus_client import CONTENT_TYPE_LATEST
 
-        return Response(200, CONTENT_TYPE_LATEST, self.render())
+        now = time.monotonic()
+        at, text = self._rendered
+        if now - at >= RENDER_EVERY:
+            text = self.render()
+            self._rendered = (now, text)
+        return Response(200, CONTENT_TYPE_LATEST, text)
 
     def serve(self, host: str, port: int, **caps: Any) -> CappedHTTPServer:
         """Serve ``/metrics`` on ``host:port`` (nothing else); raises OSError if

@@ -129,8 +129,8 @@ async def test_metrics_gauges_and_refusals(metered: tuple[Server, int]) -> None:
     await fourth.send({"type": "create_table", "settings": {"players": 3}})
     err = await fourth.recv_type("error")
     assert err["code"] == "too_many_tables"
-    samples = await scrape(port)
-    assert value(samples, "kaitaku_refusals_total", cap="tables_per_address") == 1
+    samples = await until_scraped(  # a scrape may repeat the text of the last 0.5 s
+        port, lambda s: value(s, "kaitaku_refusals_total", cap="tables_per_address") == 1)
     assert value(samples, "kaitaku_refusals_total", cap="tables") == 0
     for c in (maker, watcher, third, fourth):
         await c.close()
@@ -148,6 +148,25 @@ async def test_the_metrics_port_serves_nothing_else(metered: tuple[Server, int])
     data = await asyncio.wait_for(reader.read(), 5)
     writer.close()
     assert data.startswith(b"HTTP/1.1 431")
+
+
+async def test_scrapes_are_rate_limited(metered: tuple[Server, int]) -> None:
+    """More requests a second than the port's rate are closed unanswered."""
+    _, port = metered
+    answered = refused = 0
+    for _ in range(60):
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(b"GET /metrics HTTP/1.1\r\n\r\n")
+        try:
+            data = await asyncio.wait_for(reader.read(), 5)
+        except ConnectionError:  # closed unanswered (a reset)
+            data = b""
+        writer.close()
+        if data.startswith(b"HTTP/1.1 200"):
+            answered += 1
+        else:
+            refused += 1
+    assert refused > 0 and 0 < answered < 60
 
 
 async def test_a_flooded_metrics_port_keeps_its_caps_and_players_get_in(
