@@ -8,8 +8,9 @@ cannot multiply.
   back is counted and said with the next line.
 * :func:`limit_accept_failures` — asyncio's own line about a failed
   ``accept()`` (out of descriptors or memory), which it writes with a
-  traceback each time its listener retries, becomes one short line per
-  interval with a count.
+  traceback for every pending connection, becomes one short line per
+  interval with a count (for listeners made by asyncio, such as the admin
+  console's; the game and metrics ports accept with :mod:`server.listen`).
 """
 
 from __future__ import annotations
