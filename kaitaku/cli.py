@@ -286,7 +286,15 @@ def _server(args: argparse.Namespace) -> int:
         admin = Admin(srv, sock_path, listen=args.admin_listen, token=admin_token,
                       tls=srv.tls)
         try:
-            await admin.start()
+            try:
+                await admin.start()
+            except (OSError, ValueError) as exc:
+                if args.admin_socket is not None or args.admin_listen is not None:
+                    raise  # asked for: a server without it is not what was asked
+                logging.getLogger("kaitaku.server").warning(
+                    "no admin console: %s (give --admin-socket PATH)", exc)
+                sock_path = None
+                admin = Admin(srv, None)
             if metrics is not None:
                 host, port = args.metrics
                 http = metrics.serve(host, port)
