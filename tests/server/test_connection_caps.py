@@ -205,3 +205,24 @@ def test_item14_failing_accepts_are_logged_once_per_interval(certs: Certs) -> No
     failures = [line for line in err.splitlines() if "accept" in line]
     assert len(failures) == 1, err[-3000:]
     assert "Too many open files" in failures[0] and "Traceback" not in err
+
+
+async def test_a_banned_address_is_closed_before_the_tls_handshake(certs: Certs) -> None:
+    srv = Server("127.0.0.1", 0, spawn_bots=False, tls_cert=str(certs.chain),
+                 tls_key=str(certs.key))
+    await srv.start()
+    try:
+        srv.ban("address", "127.0.0.0/30", "flooding")  # 127.0.0.0 to 127.0.0.3
+        reader, writer = await _raw(srv.port, ATTACKER)
+        assert await _closed_by_server(reader, 2.0)  # at once, nothing read
+        writer.close()
+        with pytest.raises((ConnectionError, OSError)):  # no handshake happens
+            await asyncio.wait_for(asyncio.open_connection(
+                "127.0.0.1", srv.port, ssl=client_context(str(certs.ca)),
+                local_addr=(ATTACKER, 0)), 5)
+        reader, writer = await _raw(srv.port, "127.0.0.5")  # outside the network
+        assert not await _closed_by_server(reader, 0.3)
+        writer.close()
+        assert srv.admin_status()["bans"] == 1
+    finally:
+        await srv.close()

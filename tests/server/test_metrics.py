@@ -194,3 +194,51 @@ async def test_a_flooded_metrics_port_keeps_its_caps_and_players_get_in(
         for _, w in held:
             with contextlib.suppress(Exception):
                 w.close()
+
+
+async def test_a_full_database_shows_in_the_metrics(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """SQLite's own full-database error: the failed commit, the pause of every
+    table and its end are counted."""
+    from .conftest import raw_table
+
+    monkeypatch.setattr("server.app.PROBE_FIRST", 0.05)
+    monkeypatch.setattr("server.app.PROBE_MAX", 0.1)
+    metrics = Metrics()
+    srv = Server("127.0.0.1", 0, spawn_bots=False, db=tmp_path / "k.db", metrics=metrics)
+    await srv.start()
+    port = metrics.serve("127.0.0.1", 0).port
+    clients: list[RawClient] = []
+
+    async def connect(name: str = "raw", **_: object) -> RawClient:
+        reader, writer = await asyncio.open_connection("127.0.0.1", srv.port)
+        c = RawClient(reader, writer, name)
+        clients.append(c)
+        await c.hello()
+        return c
+
+    try:
+        table = await raw_table(srv, connect, players=3)
+        assert srv.storage is not None
+        (pages,) = srv.storage.db.execute("PRAGMA page_count").fetchone()
+        srv.storage.db.execute(f"PRAGMA max_page_count = {pages}")  # the "disk" is full
+        for _ in range(500):
+            actor = table.actor()
+            legal = await table.legal_for(actor)
+            r = await actor.act(legal[-1] if legal[-1]["type"] != "end_turn" else legal[0])
+            if not r["ok"]:
+                break
+        assert r["code"] == "storage_unavailable"
+        paused = await until_scraped(port, lambda s: value(s, "kaitaku_storage_paused") == 1)
+        assert value(paused, "kaitaku_storage_pauses_total") == 1
+        assert value(paused, "kaitaku_commit_failures_total") >= 1
+        assert value(paused, "kaitaku_tables", state="paused") == 1
+        srv.storage.db.execute("PRAGMA max_page_count = 1073741823")  # room again
+        healed = await until_scraped(port, lambda s: value(s, "kaitaku_storage_paused") == 0)
+        assert value(healed, "kaitaku_tables", state="playing") == 1
+        assert value(healed, "kaitaku_storage_pauses_total") == 1
+    finally:
+        for c in clients:
+            await c.close()
+        metrics.stop()
+        await srv.close()
