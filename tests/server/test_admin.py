@@ -319,3 +319,26 @@ async def test_a_ladder_table_is_not_closed_and_a_drain_stops_new_matches(
     finally:
         await admin.close()
         await srv.close()
+
+
+async def test_the_servers_own_bots_leave_a_table_the_host_closed(
+        bot_server: Server) -> None:
+    """Its bot processes end (their caps free again) when the host closes their
+    table in the middle of a game."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", bot_server.port)
+    host = RawClient(reader, writer, "Ann")
+    await host.hello()
+    await host.send({"type": "create_table", "settings": {"players": 3},
+                     "bots": ["random", "random"]})
+    tid = (await host.recv_type("joined"))["table"]
+    await host.recv_until(lambda m: m["type"] == "game_started", 30)
+    assert bot_server._bots_running == 2
+    bot_server.close_by_host(tid, "")
+    await host.recv_type("table_closed")
+
+    async def bots_gone() -> None:
+        while bot_server._bots_running:
+            await asyncio.sleep(0.05)
+
+    await asyncio.wait_for(bots_gone(), 30)
+    await host.close()
