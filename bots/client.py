@@ -259,7 +259,8 @@ class BotClient:
         elif kind == "error":
             log.warning("%s: server error %s: %r", self.name, msg["code"], msg["message"])
             if msg["code"] in ("no_such_table", "seat_taken", "table_full", "table_closed",
-                               "bad_resume", "closed_by_host"):  # the seat is gone
+                               "bad_resume", "closed_by_host", "kicked", "banned"):
+                # the seat is gone, or the host wants this bot out: no reconnecting
                 raise ProtocolError(msg["message"], msg["code"])
         elif kind == "table_closed":  # 1.4: the server's host closed the table
             log.warning("%s: the host closed the table: %r", self.name, msg["reason"])

@@ -342,3 +342,38 @@ async def test_the_servers_own_bots_leave_a_table_the_host_closed(
 
     await asyncio.wait_for(bots_gone(), 30)
     await host.close()
+
+
+async def test_a_kicked_sdk_bot_does_not_come_back(console: Console) -> None:
+    """The bot SDK reconnects after a dropped connection, but not after a kick."""
+    from bots import RandomBot
+    from bots.client import run_bot
+    from protocol.wire import ProtocolError
+
+    srv = console.server
+
+    class Slow(RandomBot):
+        def act(self, view: Any, legal: Any) -> Any:
+            import time
+
+            time.sleep(0.005)
+            return super().act(view, legal)
+
+    first = asyncio.ensure_future(run_bot(Slow(1), "127.0.0.1", srv.port, name="first",
+                                          create={"settings": {"players": 2}}))
+    while not srv.tables:
+        await asyncio.sleep(0.01)
+    (tid,) = srv.tables
+    second = asyncio.ensure_future(run_bot(Slow(2), "127.0.0.1", srv.port, name="pest",
+                                           table=tid))
+    while srv.tables[tid].status != "playing":
+        await asyncio.sleep(0.01)
+    await console("kick", target="pest", reason="")
+    with pytest.raises(ProtocolError) as caught:
+        await asyncio.wait_for(second, 10)
+    # "kicked", or "closed" when the bot was sending as the kick's bye arrived
+    assert caught.value.code in ("kicked", "closed")
+    await asyncio.sleep(1.0)  # its first reconnection would have come after 0.2 s
+    assert not any(s.name == "pest" for s in srv.sessions)
+    first.cancel()
+    await asyncio.gather(first, return_exceptions=True)
