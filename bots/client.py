@@ -277,8 +277,13 @@ class BotClient:
         elif kind == "error":
             log.warning("%s: server error %s: %r", self.name, msg["code"], msg["message"])
             if msg["code"] in ("no_such_table", "seat_taken", "table_full", "table_closed",
-                               "bad_resume"):  # nothing to play: the seat is gone
+                               "bad_resume", "closed_by_host", "kicked", "banned"):
+                # the seat is gone, or the host wants this bot out: no reconnecting
                 raise ProtocolError(msg["message"], msg["code"])
+        elif kind == "table_closed":  # 1.4: the server's host closed the table
+            log.warning("%s: the host closed the table: %r", self.name, msg["reason"])
+            raise ProtocolError(f"the server's host closed the table: {msg['reason']}",
+                                "closed_by_host")
         elif kind == "ping":
             self.send({"type": "pong", "nonce": msg.get("nonce")})
         elif kind == "bye":

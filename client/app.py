@@ -49,8 +49,10 @@ IDLE_FRAME = 1.0
 """Seconds between frames when nothing asks for one (a safety net, not a need)."""
 TOAST_SECONDS = 5.0
 MAX_TOASTS = 4
-INFO_CODES = frozenset({"acted_for_you", "not_your_turn"})
-"""Error codes that are news rather than errors (drawn in a calmer colour).
+INFO_CODES = frozenset({"acted_for_you", "not_your_turn", "announce", "announcement",
+                        "table_closed_by_host", "draining"})
+"""Error codes that are news rather than errors (drawn in a calmer colour; the
+server host's notices among them).
 The client only offers legal actions, so ``not_your_turn`` is a race (e.g.
 answering an offer its maker withdrew a moment earlier), not a mistake."""
 TOASTS_TOP = 104
@@ -112,14 +114,17 @@ class Toast:
 
 
 def error_text(tr: Translator, code: str, message: str) -> str:
-    """The user's words for an error code (the server's message when unknown)."""
+    """The user's words for an error code (the server's message when unknown).
+    ``{message}`` is the server's English explanation (English texts only);
+    ``{text}`` the same words where they are the host's own (an announcement,
+    a reason to close a table), shown in every language."""
     if code == "acted_for_you":
         from .describe import acted_text
 
         return acted_text(tr, message)
     key = f"error.{code}"
     if tr.has(key):
-        return tr(key, message=message)
+        return tr(key, message=message, text=message)
     return tr("error.rejected", code=code, message=message) if message else code
 
 

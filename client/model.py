@@ -107,6 +107,10 @@ class ClientModel:
                 self.paused = paused if isinstance(paused, str) else None
         elif kind == "left":
             self._leave()
+        elif kind == "announce":  # 1.4: the server's host speaks (shown as a notice)
+            self._error("announce", msg["text"])
+        elif kind == "table_closed":  # 1.4: the host closed the table; left follows
+            self._error("table_closed_by_host", msg.get("reason") or "")
         elif kind == "game_started":
             self.table_status = "playing"
             if self.game_over is not None:  # a new game at this table

@@ -69,7 +69,7 @@ CONNECTING, ONLINE, RECONNECTING, OFFLINE = "connecting", "online", "reconnectin
 DEFAULT_PORT = 7878
 
 #: error codes after which reconnecting would not help
-FATAL_CODES = frozenset({"version_unsupported", "replaced"})
+FATAL_CODES = frozenset({"version_unsupported", "replaced", "banned", "kicked"})
 MAX_INBOX = 2048
 """Messages waiting for the UI's poll before the connection stops reading."""
 MAX_INBOX_BYTES = 4 << 20

@@ -186,9 +186,12 @@ async def _bench_server_async(games: int, concurrency: int, players: int,
     return throughput_report(games, concurrency, seconds, actions, latencies, errors)
 
 
-def bench_server(games: int, concurrency: int, players: int = 4) -> dict[str, Any]:
+def bench_server(games: int, concurrency: int, players: int = 4,
+                 metrics: bool = False) -> dict[str, Any]:
     """Start ``kaitaku server`` in its own process, play ``games`` random-bot games
-    over loopback TCP, ``concurrency`` at a time; report throughput and latency."""
+    over loopback TCP, ``concurrency`` at a time; report throughput and latency.
+    ``metrics``: the server keeps its Prometheus metrics, and a thread scrapes
+    them every second meanwhile (``scrapes`` in the result)."""
     import asyncio
     import os
     import re
@@ -200,15 +203,25 @@ def bench_server(games: int, concurrency: int, players: int = 4) -> dict[str, An
          "--db", os.path.join(tmp.name, "bench.db"), "--no-advertise",
          # every bench client comes from loopback: lift the per-address caps
          "--max-tables", str(max(500, concurrency)),
-         "--max-tables-per-address", str(max(500, concurrency))],
+         "--max-tables-per-address", str(max(500, concurrency)),
+         "--admin-socket", "none", *(["--metrics", "127.0.0.1:0"] if metrics else [])],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
     )
+    scraper: _Scraper | None = None
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()
         m = re.search(r"listening on (\S+):(\d+)", line)
         if m is None:
             raise RuntimeError(f"the server did not start: {line!r}")
+        if metrics:
+            while (m_line := proc.stdout.readline()) and "metrics:" not in m_line:
+                pass
+            found = re.search(r"http://([^:/]+):(\d+)/metrics", m_line)
+            if found is None:
+                raise RuntimeError("the server did not serve its metrics")
+            scraper = _Scraper(found.group(1), int(found.group(2)))
+            scraper.start()
         cpu0 = cpu_seconds(proc.pid)
         result = asyncio.run(_bench_server_async(games, concurrency, players, m.group(1),
                                                  int(m.group(2))))
@@ -225,8 +238,13 @@ def bench_server(games: int, concurrency: int, players: int = 4) -> dict[str, An
                 status = f.read()
         hwm = re.search(r"VmHWM:\s+(\d+) kB", status)
         result["peak_rss_mb"] = round(int(hwm.group(1)) / 1024, 1) if hwm else None
+        if scraper is not None:
+            scraper.stop()
+            result["scrapes"] = scraper.scrapes
         return result
     finally:
+        if scraper is not None:
+            scraper.stop()
         proc.terminate()
         try:
             proc.wait(5)
@@ -235,9 +253,38 @@ def bench_server(games: int, concurrency: int, players: int = 4) -> dict[str, An
         tmp.cleanup()
 
 
+class _Scraper:
+    """Scrapes a metrics port every second in a thread (as Prometheus would,
+    more often than it usually does)."""
+
+    def __init__(self, host: str, port: int) -> None:
+        import threading
+
+        self.url = f"http://{host}:{port}/metrics"
+        self.scrapes = 0
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def _run(self) -> None:
+        import urllib.request
+
+        while not self._done.wait(1.0):
+            with urllib.request.urlopen(self.url, timeout=5) as resp:
+                resp.read()
+            self.scrapes += 1
+
+    def stop(self) -> None:
+        self._done.set()
+        if self._thread.is_alive():
+            self._thread.join(10)
+
+
 def main_server(games: int, concurrency: int, players: int, as_json: bool,
-                floor: bool = False) -> int:
-    result = bench_server(games, concurrency, players)
+                floor: bool = False, metrics: bool = False) -> int:
+    result = bench_server(games, concurrency, players, metrics)
     # The in-process engine playing the same random-bot games, in the same run:
     # ratio_vs_engine is what the network and the server cost.
     engine = bench_engine(min(games, 100), players, seed=1)

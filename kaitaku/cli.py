@@ -22,7 +22,8 @@ def _bench(args: argparse.Namespace) -> int:
 def _bench_server(args: argparse.Namespace) -> int:
     from .bench import main_server
 
-    return main_server(args.games, args.concurrency, args.players, args.json, args.floor)
+    return main_server(args.games, args.concurrency, args.players, args.json, args.floor,
+                       args.metrics)
 
 
 def _bench_duplicate(args: argparse.Namespace) -> int:
@@ -229,9 +230,9 @@ def _server(args: argparse.Namespace) -> int:
     import logging
 
     from server.app import Server
+    from server.logs import configure
 
-    logging.basicConfig(level=getattr(logging, args.log_level.upper()),
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    configure(args.log_level, args.log_format)
 
     from server.app import Limits
     from server.storage import StorageError, default_db_path
@@ -244,7 +245,31 @@ def _server(args: argparse.Namespace) -> int:
     limits = Limits(tables=args.max_tables, tables_per_address=args.max_tables_per_address,
                     bots=args.max_bots, bots_per_address=args.max_bots_per_address,
                     spectators_per_table=args.max_spectators,
-                    spectators_per_address=args.max_spectators_per_address)
+                    spectators_per_address=args.max_spectators_per_address,
+                    connections=args.max_connections,
+                    connections_per_address=args.max_connections_per_address)
+    metrics = None
+    if args.metrics is not None:
+        from server.metrics import Metrics, available
+
+        missing = available()
+        if missing is not None:
+            print(f"kaitaku server: {missing}", file=sys.stderr)
+            return 2
+        metrics = Metrics()
+    admin_token = None
+    if args.admin_listen is not None:
+        from server.admin import read_token
+
+        if args.tls_cert is None or args.admin_token_file is None:
+            print("kaitaku server: --admin-listen needs --tls-cert and --admin-token-file",
+                  file=sys.stderr)
+            return 2
+        try:
+            admin_token = read_token(args.admin_token_file)
+        except (OSError, ValueError) as exc:
+            print(f"kaitaku server: {exc}", file=sys.stderr)
+            return 2
     db = None if args.db == ":none:" else (args.db or default_db_path())
     from .ladder_cmd import server_extension
 
@@ -259,7 +284,7 @@ def _server(args: argparse.Namespace) -> int:
                      keep_finished=(None if args.keep_finished is None
                                     else args.keep_finished * 86400.0),
                      limits=limits, tls_cert=args.tls_cert, tls_key=args.tls_key,
-                     extension=ladder)
+                     extension=ladder, metrics=metrics)
     except StorageError as exc:
         print(f"kaitaku server: {exc}", file=sys.stderr)
         return 2
@@ -270,6 +295,8 @@ def _server(args: argparse.Namespace) -> int:
     async def main() -> int:
         import signal
 
+        from server.admin import Admin, default_socket
+
         try:
             await srv.start()
         except StorageError as exc:
@@ -278,6 +305,35 @@ def _server(args: argparse.Namespace) -> int:
             return 2
         print(f"kaitaku server listening on {srv.host}:{srv.port}"
               f"{' (TLS)' if srv.tls is not None else ''}", flush=True)
+        sock_path = (None if args.admin_socket == "none"
+                     else args.admin_socket or default_socket(srv.port))
+        admin = Admin(srv, sock_path, listen=args.admin_listen, token=admin_token,
+                      tls=srv.tls)
+        try:
+            try:
+                await admin.start()
+            except (OSError, ValueError) as exc:
+                if args.admin_socket is not None or args.admin_listen is not None:
+                    raise  # asked for: a server without it is not what was asked
+                logging.getLogger("kaitaku.server").warning(
+                    "no admin console: %s (give --admin-socket PATH)", exc)
+                sock_path = None
+                admin = Admin(srv, None)
+            if metrics is not None:
+                host, port = args.metrics
+                http = metrics.serve(host, port)
+                print(f"metrics: http://{host}:{http.port}/metrics", flush=True)
+        except (OSError, ValueError) as exc:
+            print(f"kaitaku server: {exc}", file=sys.stderr)
+            await admin.close()
+            if metrics is not None:
+                metrics.stop()
+            await srv.close()
+            return 2
+        if sock_path is not None:
+            print(f"admin socket: {sock_path}", flush=True)
+        if admin.port is not None:
+            print(f"admin port (TLS): {args.admin_listen[0]}:{admin.port}", flush=True)
         if ladder is not None:
             print(f"ladder: {ladder.store.path} ({ladder.config.players} players, clock "
                   f"{ladder.config.clock.text()})", flush=True)
@@ -286,6 +342,9 @@ def _server(args: argparse.Namespace) -> int:
             print(f"ladder page: http://{web.host}:{web.port}/", flush=True)
         advertiser = await _advertise(args, srv)
         serving = asyncio.ensure_future(srv.serve_forever())
+        assert srv.drained is not None
+        drained = asyncio.ensure_future(srv.drained.wait())
+        drained.add_done_callback(lambda _: serving.cancel())
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, serving.cancel)
@@ -294,11 +353,15 @@ def _server(args: argparse.Namespace) -> int:
         except asyncio.CancelledError:
             logging.getLogger("kaitaku.server").info("shutting down")
         finally:
+            drained.cancel()
             if advertiser is not None:
                 await advertiser.stop()
             if web is not None:
                 web.stop()
+            await admin.close()
             await srv.close()
+            if metrics is not None:
+                metrics.stop()
         return 0
 
     rc = 0
@@ -518,6 +581,9 @@ def build_parser() -> argparse.ArgumentParser:
     bsrv.add_argument("--floor", action="store_true",
                       help="also measure the transport floor: a null server and null bots "
                            "moving the same frames with no game (4 players only)")
+    bsrv.add_argument("--metrics", action="store_true",
+                      help="run the server with its Prometheus metrics on, scraped every "
+                           "second (what metrics cost: compare with a run without)")
     bsrv.set_defaults(func=_bench_server)
     bbots = bsub.add_parser("bots", help="bot strength: each bot against copies of each other")
     bbots.add_argument("--games", type=int, default=100, help="games per pairing")
@@ -646,12 +712,23 @@ def build_parser() -> argparse.ArgumentParser:
              "bot processes running for one address"),
             ("--max-spectators", dl.spectators_per_table, "spectators of one table"),
             ("--max-spectators-per-address", dl.spectators_per_address,
-             "connections of one address watching tables")):
+             "connections of one address watching tables"),
+            ("--max-connections", dl.connections,
+             "connections open at once, counted from accept (before a TLS handshake)"),
+            ("--max-connections-per-address", dl.connections_per_address,
+             "connections open at once from one address, counted from accept")):
         srv.add_argument(flag, type=_positive_int, default=default, metavar="N",
                          help=f"most {what} (default {default})")
     from .ladder_cmd import add_ladder_parser, add_server_flags
 
     add_server_flags(srv)
+    from .host_cmd import add_admin_parser
+    from .host_cmd import add_server_flags as add_host_flags
+
+    add_host_flags(srv)
+    srv.epilog = ("kaitaku server backup --db FILE OUT: copy the database while the server "
+                  "runs (docs/HOSTING.md)")
+    add_admin_parser(sub)
     adv = srv.add_mutually_exclusive_group()
     adv.add_argument("--advertise", dest="advertise", action="store_true", default=None,
                      help="announce the server on the LAN (mDNS, _kaitaku._tcp); the default "
@@ -868,6 +945,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:2] == ["server", "backup"]:
+        from .host_cmd import server_backup
+
+        return server_backup(argv[2:])
     args = build_parser().parse_args(argv)
     rc: int = args.func(args)
     return rc

@@ -861,6 +861,12 @@ class Ladder:
                  "duplicate sets" if c.duplicate else "single games",
                  "open" if c.open_registration else "closed")
 
+    def gauges(self) -> dict[str, int]:
+        """For the server's metrics: bots queued for a game, ladder games in play."""
+        return {"queue": len(self.queue),
+                "games": sum(1 for m in self.matches if m.table is not None
+                             and m.table.status == "playing")}
+
     def handle(self, sess: Session, msg: dict[str, Any]) -> None:
         kind = msg["type"]
         if kind == "ladder_standings":
@@ -1077,9 +1083,10 @@ class Ladder:
         return out
 
     def _match(self) -> None:
-        """Seat waiting bots by :func:`pick_table` while tables can be made; try
-        again in MATCH_RETRY seconds while some wait that could not be seated."""
-        if self.server is None:
+        """Seat waiting bots by :func:`pick_table` while tables can be made (none
+        while the server drains: ``kaitaku admin drain``); try again in
+        MATCH_RETRY seconds while some wait that could not be seated."""
+        if self.server is None or getattr(self.server, "draining", None) is not None:
             return
         if self._retry is not None:
             self._retry.cancel()
@@ -1126,7 +1133,8 @@ class Ladder:
         r = m.played
         m.seating = [m.names[(q + r + m.offset) % p] for q in range(p)]
         entries = [self.ready.get(n) for n in m.seating]
-        if any(e is None or e.session.closed or e.session.table is not None for e in entries):
+        if (any(e is None or e.session.closed or e.session.table is not None for e in entries)
+                or getattr(server, "draining", None) is not None):  # no new game: draining
             self._end(m)
             return
         c = self.config

@@ -10,6 +10,17 @@ a table whose stored rows do not restore is quarantined and the others are
 served; while the database cannot be written every table is paused (actions
 are refused with ``storage_unavailable``, nothing unsaved is ever
 acknowledged) and resumes by itself once a commit succeeds.
+
+Connections are counted from ``accept``, before anything is read: the caps
+per address and in all, and the bans of addresses, hold before a TLS
+handshake starts (the server upgrades an accepted connection to TLS itself,
+with a deadline), so half-open handshakes cannot hold descriptors beyond the
+caps.
+
+For the host (docs/HOSTING.md): metrics (:mod:`server.metrics`), the admin
+console's commands (the ``admin_*`` methods and :meth:`Server.ban`,
+:meth:`Server.announce`, :meth:`Server.drain`; served by :mod:`server.admin`)
+and bans (:mod:`server.bans`).
 """
 
 from __future__ import annotations
@@ -19,18 +30,27 @@ import contextlib
 import logging
 import os
 import secrets
+import socket
 import ssl
 import sys
 import time
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from bots.levels import bot_name
 from protocol.rules import RulesError, Settings
-from protocol.wire import ProtocolError, check_settings, clean_text, clip, encode_frame
+from protocol.wire import (
+    ConnPhase,
+    ProtocolError,
+    check_settings,
+    clean_text,
+    clip,
+    encode_frame,
+)
 from protocol.wire.messages import (
     LADDER_MESSAGES,
+    MAX_ANNOUNCEMENT,
     MAX_CHAT,
     MAX_NAME,
     MAX_PAGE,
@@ -38,10 +58,16 @@ from protocol.wire.messages import (
 )
 
 from . import table as table_module
+from .bans import MAX_BANS, MAX_REASON, Ban, BanError, Bans, parse_target
 from .clock import Clock
+from .listen import accept_forever, bind
+from .logs import limit_accept_failures
 from .session import HANDSHAKE_DEADLINE, Session
 from .storage import BOT_KINDS, SNAPSHOT_EVERY, Storage, StorageError
 from .table import Table
+
+if TYPE_CHECKING:
+    from .metrics import Metrics
 
 log = logging.getLogger("kaitaku.server")
 
@@ -51,6 +77,8 @@ MAX_CONNECTIONS = 2000
 """Connections the server accepts at once; more are refused with an error."""
 MAX_PER_ADDRESS = 256
 """Connections from one address (the server's own bots come from loopback)."""
+TLS_HANDSHAKE_DEADLINE = HANDSHAKE_DEADLINE
+"""Seconds from accept to a finished TLS handshake (then the hello has its own)."""
 FINISHED_TTL = 600.0
 """Seconds a finished table stays listed (its log stays in the database)."""
 WAITING_GRACE = 60.0
@@ -82,6 +110,10 @@ class Limits:
     bots_per_address: int = 12
     spectators_per_table: int = 64
     spectators_per_address: int = 32
+    connections: int = MAX_CONNECTIONS
+    """Connections open at once, counted from accept (before a TLS handshake)."""
+    connections_per_address: int = MAX_PER_ADDRESS
+    """Connections open at once from one address, counted from accept."""
 
 
 class Extension(Protocol):
@@ -113,7 +145,8 @@ class Server:
                  db: str | os.PathLike[str] | None = None, durable: str = "normal",
                  keep_finished: float | None = None, limits: Limits | None = None,
                  tls_cert: str | None = None, tls_key: str | None = None,
-                 extension: Extension | None = None) -> None:
+                 extension: Extension | None = None, metrics: Metrics | None = None
+                 ) -> None:
         if not 1 <= len(name) <= 64:
             raise ValueError("the server name is 1 to 64 characters")
         self.host = host
@@ -134,7 +167,8 @@ class Server:
         self.bot_processes: list[asyncio.subprocess.Process] = []
         self._bots_running = 0
         self._bots_by_address: Counter[str] = Counter()
-        self._server: asyncio.base_events.Server | None = None
+        self._listeners: list[socket.socket] = []
+        self._accepting: list[asyncio.Task[None]] = []
         self._tasks: set[asyncio.Task[Any]] = set()
         self.storage = (Storage(db, durable, background_checkpoints=True)
                         if db is not None else None)
@@ -150,6 +184,20 @@ class Server:
         self._probe_handle: asyncio.TimerHandle | None = None
         self._probe_delay = PROBE_FIRST
         self._prune_handle: asyncio.TimerHandle | None = None
+        self.metrics = metrics
+        """The Prometheus metrics (``--metrics``), or None."""
+        self._metrics_handle: asyncio.TimerHandle | None = None
+        self._open: Counter[str] = Counter()
+        """Open connections per address, counted from accept (handshakes included)."""
+        self._open_total = 0
+        self.bans = Bans()
+        self.draining: float | None = None
+        """While draining: the loop time at which the server stops whatever runs."""
+        self.drained: asyncio.Event | None = None
+        """Set when a drain is over (no game runs, or its deadline passed)."""
+        self._drain_handle: asyncio.TimerHandle | None = None
+        self._foreign: set[str] = set()
+        """Tables attached with ``durable=False``: their owner (the ladder) keeps them."""
 
     # -- life -------------------------------------------------------------------------
 
@@ -158,12 +206,16 @@ class Server:
         before every table is back), then start the restored tables' bots."""
         spawn: list[tuple[Table[Session], list[tuple[int, str, str]]]] = []
         if self.storage is not None:
+            self.bans = Bans([Ban(*row) for row in self.storage.bans()])
             spawn = self._restore()
-        self._server = await asyncio.start_server(
-            self._accept, self.host, self.port, ssl=self.tls,
-            ssl_handshake_timeout=HANDSHAKE_DEADLINE if self.tls is not None else None)
-        sock = self._server.sockets[0]
-        self.port = sock.getsockname()[1]
+        self.drained = asyncio.Event()
+        limit_accept_failures()
+        # our own accept loop (server.listen); TLS is started by _accept itself,
+        # once the connection is counted
+        self._listeners = await bind(self.host, self.port)
+        self.port = self._listeners[0].getsockname()[1]
+        self._accepting = [asyncio.create_task(accept_forever(sock, self._accept))
+                           for sock in self._listeners]
         log.info("listening on %s:%d%s", self.host, self.port,
                  " (TLS)" if self.tls is not None else "")
         for table, seats in spawn:
@@ -172,6 +224,44 @@ class Server:
             self._prune()
         if self.extension is not None:
             self.extension.attach(self)
+        if self.metrics is not None:
+            self._refresh_metrics()
+
+    def _refresh_metrics(self) -> None:
+        """Set the metrics' gauges from the state (every ``metrics.REFRESH`` s)."""
+        from .metrics import REFRESH
+
+        metrics = self.metrics
+        if metrics is None:
+            return
+        conns: Counter[str] = Counter()
+        conns["handshake"] = self._open_total - len(self.sessions)
+        for sess in self.sessions:
+            if sess.table is None:
+                conns["handshake" if sess.conn.phase is ConnPhase.HANDSHAKE else "lobby"] += 1
+            else:
+                conns["watching" if sess.seat is None else "seated"] += 1
+        tables: Counter[str] = Counter()
+        spectators = 0
+        for table in self.tables.values():
+            tables["paused" if table.paused is not None else table.status] += 1
+            spectators += len(table.spectators)
+        ladder = None
+        gauges = getattr(self.extension, "gauges", None)
+        if callable(gauges):
+            try:
+                ladder = gauges()
+            except Exception:  # the extension's failure must not break the metrics
+                log.exception("the server's extension failed to give its gauges")
+        metrics.set_state(dict(conns), dict(tables), spectators, self._bots_running,
+                          self.storage_failing is not None, self.bans.counts(),
+                          self.draining is not None, ladder)
+        self._metrics_handle = asyncio.get_running_loop().call_later(
+            REFRESH, self._refresh_metrics)
+
+    def _refused(self, cap: str) -> None:
+        if self.metrics is not None:
+            self.metrics.note_refusal(cap)
 
     def _prune(self) -> None:
         """Delete finished games older than ``keep_finished``: a batch now, the
@@ -198,8 +288,12 @@ class Server:
         """Register a table and start its task (also for tables made outside the lobby,
         e.g. a league game with a chosen seed). ``durable=False``: the table is
         not kept in the database (its owner, e.g. the ladder, keeps its record)."""
+        if not durable:
+            self._foreign.add(table.id)
         table.on_bots_needed = self._fill_with_bots
         table.on_finished = self._forget_later
+        if self.metrics is not None:
+            table.on_action = self.metrics.note_action
         if self.storage is not None and durable:
             table.on_applied = self._persist_action
             table.durable = self.durable
@@ -212,10 +306,15 @@ class Server:
     def _forget_later(self, table: Table[Session]) -> None:
         """A finished table leaves the list after FINISHED_TTL, with its resume
         tokens; its task ends."""
+        if self.metrics is not None:
+            self.metrics.games_finished.inc()
+        if self.draining is not None:
+            self._drain_check()
 
         def forget() -> None:
             if self.tables.get(table.id) is table:
                 del self.tables[table.id]
+                self._foreign.discard(table.id)
                 self._drop_tokens(table.id)
                 table.submit("stop", None)
                 log.info("table %s removed from the list", table.id)
@@ -268,9 +367,14 @@ class Server:
         ok = True
         storage = self.storage
         if storage is not None and storage.pending:
+            began = time.perf_counter()
             try:
                 storage.commit()
+                if self.metrics is not None:
+                    self.metrics.commit_latency.observe(time.perf_counter() - began)
             except Exception as exc:  # StorageError, or anything else: nothing was saved
+                if self.metrics is not None:
+                    self.metrics.commit_failures.inc()
                 ok = False
                 dropped = storage.pending_actions
                 storage.discard_actions(None)
@@ -287,6 +391,8 @@ class Server:
             log.warning("storage failing: %s; every table refuses actions until it works",
                         why)
             self._probe_delay = PROBE_FIRST
+            if self.metrics is not None:
+                self.metrics.storage_pauses.inc()
             for table in list(self.tables.values()):
                 table.pause("storage", STORAGE_MESSAGE)
         else:
@@ -396,20 +502,26 @@ class Server:
         return table, spawn
 
     async def serve_forever(self) -> None:
-        assert self._server is not None
-        async with self._server:
-            await self._server.serve_forever()
+        """Serve until cancelled (the server accepts from :meth:`start` on)."""
+        assert self._listeners, "start() first"
+        await asyncio.get_running_loop().create_future()
 
     async def close(self) -> None:
         if self.extension is not None:
             with contextlib.suppress(Exception):
                 await self.extension.close()
-        for handle in (self._prune_handle, self._probe_handle, self._commit_handle):
+        for handle in (self._prune_handle, self._probe_handle, self._commit_handle,
+                       self._metrics_handle, self._drain_handle):
             if handle is not None:
                 handle.cancel()
         self._prune_handle = self._probe_handle = self._commit_handle = None
-        if self._server is not None:
-            self._server.close()
+        self._metrics_handle = self._drain_handle = None
+        for accepting in self._accepting:
+            accepting.cancel()
+        await asyncio.gather(*self._accepting, return_exceptions=True)
+        self._accepting = []
+        for sock in self._listeners:
+            sock.close()
         for sess in list(self.sessions):
             sess.error("server_shutdown", "the server is shutting down")
             sess.send({"type": "bye", "reason": "server shutting down"})
@@ -430,9 +542,6 @@ class Server:
             for t in pending:
                 t.cancel()
             await asyncio.gather(*pending, return_exceptions=True)
-        if self._server is not None:
-            with contextlib.suppress(Exception):
-                await self._server.wait_closed()
         if self.storage is not None:
             self.storage.close()
             self.storage = None
@@ -443,32 +552,76 @@ class Server:
         task.add_done_callback(self._tasks.discard)
         return task
 
-    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                      tls: bool = True) -> None:
+        """A new connection: counted against the caps and checked against the
+        bans at once (before a TLS handshake, which then has its deadline),
+        then served as a :class:`Session` until it ends."""
         peer = writer.get_extra_info("peername")
         address = peer[0] if isinstance(peer, tuple) else str(peer)
-        same = sum(1 for s in self.sessions if s.address == address)
-        if len(self.sessions) >= MAX_CONNECTIONS or same >= MAX_PER_ADDRESS:
-            log.warning("refusing a connection from %s: too many connections", address)
-            writer.write(encode_frame({"type": "error", "code": "too_many_connections",
-                                       "message": "the server is full; try again later"}))
-            with contextlib.suppress(Exception):
-                await writer.drain()
-            writer.close()
+        lim = self.limits
+        cap = ("connections" if self._open_total >= lim.connections else
+               "connections_per_address" if self._open[address] >= lim.connections_per_address
+               else "banned" if self.bans.address(address) is not None else None)
+        if cap is not None:
+            self._refused(cap)
+            if cap == "banned":
+                log.info("refusing a connection from %s: banned", address)
+            else:
+                self._refusal_log(address)
+            if self.tls is None or not tls:  # in plain text it can be told why
+                code, text = (("banned", "this address is banned from the server")
+                              if cap == "banned" else
+                              ("too_many_connections", "the server is full; try again later"))
+                writer.write(encode_frame({"type": "error", "code": code, "message": text}))
+                writer.close()  # after the frame is written; the reader is never read
+            else:  # before TLS nothing can be said: closed, nothing read, no handshake
+                writer.transport.abort()
             return
-        sess = Session(self, reader, writer)
-        self.sessions.add(sess)
+        self._open[address] += 1
+        self._open_total += 1
         task = asyncio.current_task()
         if task is not None:
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
-        await sess.run()
+        try:
+            if self.tls is not None and tls:
+                try:
+                    await writer.start_tls(self.tls,
+                                           ssl_handshake_timeout=TLS_HANDSHAKE_DEADLINE)
+                except (OSError, TimeoutError, ssl.SSLError) as exc:
+                    log.debug("TLS handshake with %s failed: %s", address, exc)
+                    writer.transport.abort()
+                    return
+            if self.metrics is not None:
+                self.metrics.accepted.inc()
+            sess = Session(self, reader, writer)
+            self.sessions.add(sess)
+            await sess.run()
+        finally:
+            self._open_total -= 1
+            self._open[address] -= 1
+            if self._open[address] <= 0:
+                del self._open[address]
+
+    _refusal_logged = 0.0
+
+    def _refusal_log(self, address: str) -> None:
+        """Refused connections: one log line a second at most."""
+        now = time.monotonic()
+        if now - self._refusal_logged >= 1.0:
+            self._refusal_logged = now
+            log.warning("refusing connections from %s and others: too many connections "
+                        "(%d open, %d from that address)", address, self._open_total,
+                        self._open[address])
 
     def adopt(self, reader: asyncio.StreamReader,
               writer: asyncio.StreamWriter) -> asyncio.Task[None]:
         """Serve a connection that did not come through the listening socket
         (one end of a socket pair: a league's sandboxed bot on its standard
-        input and output): the same session, caps and protocol as any other."""
-        return self._spawn(self._accept(reader, writer))
+        input and output): the same session, caps and protocol as any other
+        (no TLS: the pair never leaves the machine)."""
+        return self._spawn(self._accept(reader, writer, tls=False))
 
     def forget(self, sess: Session) -> None:
         self.sessions.discard(sess)
@@ -518,7 +671,8 @@ class Server:
                 and not self._people(table)):
             self._close_waiting(table, "nobody came back to it")
 
-    def _close_waiting(self, table: Table[Session], why: str, quiet: bool = False) -> None:
+    def _close_waiting(self, table: Table[Session], why: str, quiet: bool = False,
+                       host: bool = False) -> None:
         """Close a table before its game: its members (bots by now) get
         ``table_closed`` and ``left``; it leaves the list and the database.
         ``quiet``: the client whose leave closed it has logged it (rate-limited)."""
@@ -527,7 +681,10 @@ class Server:
             table.vacate(member)
             member.table = None
             member.seat = None
-            member.error("table_closed", f"the table closed: {why}")
+            if host:
+                self._tell_closed(member, table, why)
+            else:
+                member.error("table_closed", f"the table closed: {why}")
             member.send({"type": "left", "table": table.id})
         del self.tables[table.id]
         table.status = "closed"  # commands still queued for it do nothing
@@ -559,6 +716,14 @@ class Server:
         handler(sess, msg)
 
     def _on_hello(self, sess: Session, msg: dict[str, Any]) -> None:
+        ban = self.bans.name(msg["name"])
+        if ban is not None:
+            self._refused("banned")
+            sess.log(logging.INFO, "refused the banned name %r", msg["name"])
+            sess.error("banned", "this name is banned from the server"
+                       + (f": {ban.reason}" if ban.reason else ""))
+            sess.closed = True
+            return
         token: str | None = msg.get("resume")
         target = self.resumable.get(token) if token is not None else None
         if token is not None and target is not None and target[0] in self.tables:
@@ -620,10 +785,12 @@ class Server:
             return False
         lim = self.limits
         if self._bots_running + count > lim.bots:
+            self._refused("bots")
             sess.error("too_many_bots", f"the server runs at most {lim.bots} bot processes; "
                        "try again when a game has ended")
             return True
         if self._bots_by_address[sess.address] + count > lim.bots_per_address:
+            self._refused("bots_per_address")
             sess.error("too_many_bots", f"at most {lim.bots_per_address} bot processes run "
                        "for one address at a time")
             return True
@@ -650,11 +817,18 @@ class Server:
             sess.error("bad_settings", f"turn_timer is 0..{TURN_TIMER_MAX} seconds")
             return
         lim = self.limits
+        if self.draining is not None:
+            self._refused("draining")
+            sess.error("draining", "the server takes no new tables: it restarts once the "
+                       "running games end")
+            return
         if self._open_tables() >= lim.tables:
+            self._refused("tables")
             sess.error("too_many_tables", f"the server has {lim.tables} open tables; join "
                        "one or try again later")
             return
         if self._open_tables(sess.address) >= lim.tables_per_address:
+            self._refused("tables_per_address")
             sess.error("too_many_tables", f"at most {lim.tables_per_address} open tables "
                        "may be created from one address")
             return
@@ -701,12 +875,14 @@ class Server:
         lim = self.limits
         if sess not in table.spectators:
             if len(table.spectators) >= lim.spectators_per_table:
+                self._refused("spectators_per_table")
                 sess.error("too_many_spectators",
                            f"this table has {lim.spectators_per_table} spectators already")
                 return
             watching = sum(1 for s in self.sessions if s.address == sess.address
                            and s.table is not None and s.seat is None)
             if watching >= lim.spectators_per_address:
+                self._refused("spectators_per_address")
                 sess.error("too_many_spectators", f"at most {lim.spectators_per_address} "
                            "connections of one address may watch")
                 return
@@ -903,3 +1079,190 @@ class Server:
             if proc is not None and proc.stdin is not None:
                 with contextlib.suppress(Exception):
                     proc.stdin.close()
+
+    # -- the host's commands (kaitaku admin; server.admin) -----------------------------
+
+    def admin_status(self) -> dict[str, Any]:
+        """A summary: connections, tables by state, bots, bans, drain."""
+        states = Counter(t.status for t in self.tables.values())
+        return {"name": self.name, "port": self.port, "tls": self.tls is not None,
+                "connections": self._open_total, "sessions": len(self.sessions),
+                "tables": dict(states), "bot_processes": self._bots_running,
+                "bans": len(self.bans), "storage_failing": self.storage_failing,
+                "draining": self.draining is not None}
+
+    def admin_tables(self) -> list[dict[str, Any]]:
+        """Every listed table: id, name, status, version, seats, spectators."""
+        out = []
+        for t in self.tables.values():
+            out.append({"id": t.id, "name": t.name, "status": t.status, "paused": t.paused,
+                        "version": t.version, "players": t.settings.players,
+                        "spectators": len(t.spectators), "creator_address": t.creator_address,
+                        "seats": [{"name": s.name, "kind": s.kind,
+                                   "connected": s.session is not None, "auto": s.auto,
+                                   "session": s.session.id if s.session is not None else None}
+                                  for s in t.seats]})
+        return out
+
+    def admin_connections(self) -> list[dict[str, Any]]:
+        """Every session (after its TLS handshake): id, name, role, address, table."""
+        return [{"session": s.id, "name": s.name, "role": s.role, "peer": s.peer,
+                 "address": s.address, "protocol": f"1.{s.minor}",
+                 "table": s.table.id if s.table is not None else None, "seat": s.seat}
+                for s in sorted(self.sessions, key=lambda s: s.peer)]
+
+    def _tell_closed(self, member: Session, table: Table[Session], reason: str) -> None:
+        """A member of a table the host closed is told why (1.4: ``table_closed``;
+        older clients: ``error closed_by_host``)."""
+        if member.minor >= 4:
+            member.send({"type": "table_closed", "table": table.id,
+                         "reason": clip(reason, MAX_ANNOUNCEMENT)})
+        else:
+            member.error("closed_by_host", "the server's host closed the table"
+                         + (f": {reason}" if reason else ""))
+
+    def close_by_host(self, table_id: str, reason: str) -> dict[str, Any]:
+        """Close a table at once (``kaitaku admin close-table``): its members
+        are told why and leave it; a game it had is kept in the database
+        (status ``closed``: never restored, replayable like a finished one).
+        Raises KeyError for an unknown table."""
+        table = self.tables[table_id]
+        if table.id in self._foreign:
+            raise ValueError(f"table {table_id} belongs to the ladder: kick or ban its bots "
+                             "instead (a dropped bot's seat forfeits after the grace)")
+        reason = clean_text(reason, MAX_ANNOUNCEMENT)
+        if self.metrics is not None:
+            self.metrics.tables_closed.inc()
+        log.warning("table %s closed by the host (%s): %r", table.id, table.status, reason)
+        if table.status == "waiting":
+            self._close_waiting(table, reason, quiet=True, host=True)
+            return {"table": table_id, "game_kept": False}
+        had_game = table.status in ("playing", "finished")
+        if table.status == "playing":
+            table.status = "closed"  # the table's task does nothing more with it
+            for seat in table.seats:
+                seat.deadline = None
+        for member, _ in table.members():
+            table.vacate(member)
+            member.table = None
+            member.seat = None
+            self._tell_closed(member, table, reason)
+            member.send({"type": "left", "table": table.id})
+        del self.tables[table.id]
+        self._drop_tokens(table.id)
+        if self.storage is not None and table.status == "closed" and table.on_changed:
+            self.storage.save_table(table)
+        table.on_changed = None
+        table.submit("stop", None)
+        if self.draining is not None:
+            self._drain_check()
+        return {"table": table_id, "game_kept": had_game and self.storage is not None}
+
+    def kick(self, target: str, reason: str, code: str = "kicked") -> list[str]:
+        """Close every connection whose session id or name is ``target``; its
+        client is told why. Returns the session ids closed."""
+        reason = clean_text(reason, MAX_ANNOUNCEMENT)
+        hit = [s for s in self.sessions if s.id == target or s.name == target]
+        for sess in hit:
+            self._close_session(sess, code, reason)
+        return [s.id for s in hit]
+
+    @staticmethod
+    def _close_session(sess: Session, code: str, reason: str) -> None:
+        text = ("the server's host closed your connection" if code == "kicked"
+                else "you are banned from this server")
+        sess.log(logging.WARNING, "%r closed by the host (%s)", sess.name, code)
+        sess.error(code, text + (f": {reason}" if reason else ""))
+        sess.send({"type": "bye", "reason": clip(code, 256)})
+        sess.close_soon()
+
+    def ban(self, kind: str, value: str, reason: str) -> dict[str, Any]:
+        """Ban an address (or network) or a name: kept in the database (it
+        holds after a restart), checked from now on, and the connections it
+        covers are closed. Raises BanError (bad target) or StorageError (it
+        could not be saved: then it is not in force either)."""
+        key = parse_target(kind, value)
+        reason = clean_text(reason, MAX_REASON)
+        if len(self.bans) >= MAX_BANS:
+            raise BanError(f"at most {MAX_BANS} bans")
+        ban = Ban(kind, key, reason, time.time())
+        if self.storage is not None:
+            self.storage.save_ban(kind, key, reason, ban.created)
+            self._commit_or_raise()
+        self.bans.add(ban)
+        probe = Bans([ban])
+        hit = [s for s in self.sessions
+               if (probe.address(s.address) if kind == "address" else probe.name(s.name))]
+        for sess in hit:
+            self._close_session(sess, "banned", reason)
+        log.warning("banned %s %s (%r); %d connections closed", kind, key, reason, len(hit))
+        return {**ban.to_dict(), "closed": [s.id for s in hit],
+                "persisted": self.storage is not None}
+
+    def unban(self, kind: str, value: str) -> bool:
+        key = parse_target(kind, value)
+        if not self.bans.remove(kind, key):
+            return False
+        if self.storage is not None:
+            self.storage.drop_ban(kind, key)
+            self._commit_or_raise()
+        log.warning("unbanned %s %s", kind, key)
+        return True
+
+    def _commit_or_raise(self) -> None:
+        if self.storage_failing is not None or not self._commit():
+            raise StorageError(f"not saved: {self.storage_failing or 'the commit failed'}")
+
+    def announce(self, text: str) -> int:
+        """Show ``text`` to every client (1.4: ``announce``; older clients: a
+        chat line from the server at their table, else ``error announcement``).
+        Returns how many clients were sent it."""
+        text = clean_text(text, MAX_ANNOUNCEMENT)
+        if not text:
+            raise ValueError("an announcement needs a printable character")
+        sent = 0
+        for sess in list(self.sessions):
+            if sess.conn.phase in (ConnPhase.HANDSHAKE, ConnPhase.CLOSED) or sess.role == "bot":
+                continue
+            if sess.minor >= 4:
+                sess.send({"type": "announce", "text": text})
+            elif sess.table is not None:
+                sess.send({"type": "chat", "table": sess.table.id, "seat": None,
+                           "name": clip(self.name, MAX_NAME), "text": clip(text, MAX_CHAT)})
+            else:
+                sess.error("announcement", text)
+            sent += 1
+        log.warning("announced to %d clients: %r", sent, text)
+        return sent
+
+    def drain(self, deadline: float | None) -> dict[str, Any]:
+        """Refuse new tables; close the waiting ones; once no game runs (or
+        ``deadline`` seconds have passed) :attr:`drained` is set and the
+        server's command exits. Games still running at the deadline are in the
+        database: the next server restores them."""
+        loop = asyncio.get_running_loop()
+        if self.draining is None:
+            self.draining = loop.time() + (deadline if deadline is not None else 1e9)
+            for table in [t for t in self.tables.values() if t.status == "waiting"]:
+                self._close_waiting(table, "the server is restarting", quiet=True, host=True)
+        elif deadline is not None:
+            self.draining = min(self.draining, loop.time() + deadline)
+        if self._drain_handle is not None:
+            self._drain_handle.cancel()
+        self._drain_handle = loop.call_at(self.draining, self._drain_over, "its deadline")
+        playing = sum(1 for t in self.tables.values() if t.status == "playing")
+        log.warning("draining: no new tables; %d games running; exit when they end%s",
+                    playing, f" or in {deadline:g} s" if deadline is not None else "")
+        self._drain_check()
+        return {"playing": playing, "deadline": deadline}
+
+    def _drain_check(self) -> None:
+        if self.draining is not None and not any(
+                t.status == "playing" for t in self.tables.values()):
+            asyncio.get_running_loop().call_soon(self._drain_over, "the last game ended")
+
+    def _drain_over(self, why: str) -> None:
+        if self.drained is not None and not self.drained.is_set():
+            playing = sum(1 for t in self.tables.values() if t.status == "playing")
+            log.warning("drained (%s); %d games left for the next start", why, playing)
+            self.drained.set()

@@ -126,6 +126,17 @@ CREATE TABLE IF NOT EXISTS chat (
 """
 CHAT_KEPT = 100
 """Chat lines kept per table (the newest), as a table remembers them."""
+
+_BANS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS bans (
+    kind TEXT NOT NULL,
+    value TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    created REAL NOT NULL,
+    PRIMARY KEY (kind, value)
+);
+"""
+"""Addresses and names the server refuses (``kaitaku admin ban``; server.bans)."""
 _MIGRATIONS = (
     # (table, column, definition): columns added after the first release
     ("actions", "seq", "INTEGER"),  # the client's sequence number (NULL: server's own)
@@ -225,6 +236,7 @@ class Storage:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute(f"PRAGMA synchronous={'FULL' if durable == 'full' else 'NORMAL'}")
             self.db.executescript(_SCHEMA)
+            self.db.executescript(_BANS_SCHEMA)
             self._migrate()
         except sqlite3.DatabaseError as exc:
             self.db.close()
@@ -342,7 +354,7 @@ class Storage:
             "chance = excluded.chance",
             t.id, (t.id, t.name, json.dumps(settings), t.seed, t.creator or "",
                    float(t.turn_timer), t.status, json.dumps(seats), time.time(), chance))
-        if t.status == "finished":  # a finished game cannot be resumed
+        if t.status in ("finished", "closed"):  # a finished game cannot be resumed
             self._queue("DELETE FROM tokens WHERE table_id = ?", t.id, (t.id,))
 
     def append_action(self, table_id: str, version: int, seat: int,
@@ -398,6 +410,27 @@ class Storage:
             for tid in ids:
                 self._queue(sql, tid, (tid,))
 
+    # -- bans (server.bans) ------------------------------------------------------------
+
+    def save_ban(self, kind: str, value: str, reason: str, created: float) -> None:
+        self._queue("INSERT INTO bans (kind, value, reason, created) VALUES (?, ?, ?, ?) "
+                    "ON CONFLICT(kind, value) DO UPDATE SET reason = excluded.reason",
+                    "", (kind, value, reason, created))
+
+    def drop_ban(self, kind: str, value: str) -> None:
+        self._queue("DELETE FROM bans WHERE kind = ? AND value = ?", "", (kind, value))
+
+    def bans(self) -> list[tuple[str, str, str, float]]:
+        """The stored bans (kind, value, reason, created); rows that do not check
+        are left out (the caller builds :class:`server.bans.Ban` from them)."""
+        out = []
+        for kind, value, reason, created in self.db.execute(
+                "SELECT kind, value, reason, created FROM bans ORDER BY created"):
+            if (kind in ("address", "name") and isinstance(value, str)
+                    and 0 < len(value) <= 64 and isinstance(created, int | float)):
+                out.append((kind, value, clip(str(reason), 200), float(created)))
+        return out
+
     def prune_finished(self, before: float, limit: int = 50) -> int:
         """Delete up to ``limit`` finished tables created before ``before`` (a
         ``time.time()``) with their logs, snapshots and tokens; return how many.
@@ -405,7 +438,7 @@ class Storage:
         In batches, so that a server can prune while it serves: call again
         while it returns ``limit``. Unfinished tables are never touched."""
         ids = [tid for (tid,) in self.db.execute(
-            "SELECT id FROM tables WHERE status = 'finished' AND created < ? "
+            "SELECT id FROM tables WHERE status IN ('finished', 'closed') AND created < ? "
             "ORDER BY created LIMIT ?", (before, limit))]
         if ids:
             self._delete(ids)
@@ -421,12 +454,13 @@ class Storage:
         any more are deleted."""
         self.quarantined = []
         self._queue("DELETE FROM tokens WHERE table_id NOT IN (SELECT id FROM tables "
-                    "WHERE status != 'finished' AND quarantined IS NULL)", "", ())
+                    "WHERE status IN ('waiting', 'playing') AND quarantined IS NULL)", "", ())
         out = []
         try:
             rows = self.db.execute(
                 "SELECT id, name, settings, seed, creator, turn_timer, status, seats, chance "
-                "FROM tables WHERE status != 'finished' AND quarantined IS NULL ORDER BY created"
+                "FROM tables WHERE status IN ('waiting', 'playing') AND quarantined IS NULL "
+                "ORDER BY created"
             ).fetchall()
         except sqlite3.DatabaseError as exc:  # the file is damaged beyond one table
             raise StorageError(f"cannot read the tables of {str(self.path)!r}: {exc}") from exc
@@ -637,7 +671,7 @@ def read_finished(db: str | os.PathLike[str], table_id: str,
             raise StorageError(f"no table {table_id!r} in {db} (kaitaku replay --list "
                                f"--server-db {db} lists them)")
         name, settings_json, seed, status, seats_json, chance = row
-        if status != "finished":
+        if status not in ("finished", "closed"):  # closed: by the host, never played on
             raise StorageError(f"table {table_id!r} has not finished ({status}): only "
                                "finished games are replayed (the viewer shows every hand)")
         if type(seed) is not int or not isinstance(settings_json, str):
@@ -677,8 +711,8 @@ def list_finished(db: str | os.PathLike[str]) -> list[dict[str, Any]]:
     seat names and creation time."""
     conn = _open_read_only(db)
     try:
-        rows = conn.execute("SELECT id, name, seats, created FROM tables WHERE status = "
-                            "'finished' ORDER BY created DESC").fetchall()
+        rows = conn.execute("SELECT id, name, seats, created FROM tables WHERE status IN "
+                            "('finished', 'closed') ORDER BY created DESC").fetchall()
     except sqlite3.Error as exc:
         raise StorageError(f"{db}: {exc}") from exc
     finally:

@@ -359,6 +359,9 @@ class Table(Generic[M]):
         self.durable: Callable[[], Awaitable[bool]] | None = None
         self.on_changed: Any = None  # set by the server: callback(table) on seats/status
         self.on_finished: Any = None  # set by the server: callback(table) at game over
+        # set by the server's metrics: callback(via, seconds from taking a player's
+        # action to its result, None for the server's own) after each saved action
+        self.on_action: Callable[[str, float | None], None] | None = None
         # default actions (not the game's chance, and not derived from it)
         self.rng = random.Random(self.seed ^ 0x5EED if reveal is None else secrets.randbits(64))
         self.history: deque[tuple[int, list[Any]]] = deque(maxlen=EVENT_MEMORY)
@@ -792,7 +795,7 @@ class Table(Generic[M]):
         if s.auto and not s.forfeited:
             self._set_auto(seat, False, "player acted")
         self._decided(s, now, made=True)
-        self._applied(seat, action, "player")
+        self._applied(seat, action, "player", now)
         self._reply(seat, sess, {"type": "result", "seq": seq, "ok": True})
         said = msg.get("reason")
         self._fan_out(events, able, said if action.name in TRADE_ANSWERS
@@ -825,9 +828,14 @@ class Table(Generic[M]):
         self._saved = True
         return events
 
-    def _applied(self, seat: int, action: Action, via: str) -> None:
-        """Book-keeping after an action was applied and saved: version, log line."""
+    def _applied(self, seat: int, action: Action, via: str, since: float | None = None
+                 ) -> None:
+        """Book-keeping after an action was applied and saved: version, log line,
+        metrics (``since``: when the table took a player's action)."""
         self.version += 1
+        if self.on_action is not None:
+            self.on_action(via, None if since is None
+                           else asyncio.get_running_loop().time() - since)
         if log.isEnabledFor(logging.DEBUG):
             log.debug("table %s v%d: seat %d %s%s", self.id, self.version, seat,
                       action.to_dict(), "" if via == "player" else f" ({via})")

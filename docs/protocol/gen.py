@@ -32,11 +32,11 @@ PLAYING = [{"name": "Ann", "kind": "human", "connected": False, "auto": True},
 
 EXAMPLES: dict[str, list[dict[str, Any]]] = {
     "hello": [
-        {"type": "hello", "version": "1.3", "role": "player", "name": "Ann"},
-        {"type": "hello", "version": "1.3", "role": "bot", "name": "mybot", "resume": TOKEN,
+        {"type": "hello", "version": "1.4", "role": "player", "name": "Ann"},
+        {"type": "hello", "version": "1.4", "role": "bot", "name": "mybot", "resume": TOKEN,
          "seen": 41},
     ],
-    "welcome": [{"type": "welcome", "version": "1.3", "session": "3f9c2a7d51e0b846",
+    "welcome": [{"type": "welcome", "version": "1.4", "session": "3f9c2a7d51e0b846",
                  "resume_token": TOKEN, "server": "kaitaku"}],
     "list_tables": [{"type": "list_tables"}, {"type": "list_tables", "offset": 100}],
     "tables": [
@@ -109,6 +109,10 @@ EXAMPLES: dict[str, list[dict[str, Any]]] = {
          "message": "you do not hold the cards you offer", "version": 42},
     ],
     "resync": [{"type": "resync"}],
+    "announce": [{"type": "announce", "text": "The server restarts at 03:00 UTC after the "
+                                             "running games end."}],
+    "table_closed": [{"type": "table_closed", "table": "8e30bc72",
+                      "reason": "abuse in the chat"}],
     "game_over": [
         {"type": "game_over", "winner": 2, "scores": [7, 8, 10]},
         {"type": "game_over", "winner": None, "scores": [6, 5, 6]},
@@ -231,7 +235,9 @@ ERROR_NOTES: dict[str, tuple[str, str]] = {
                      "silence, and every 30 s after that)"),
     "rate_limited": ("yes", "1.0; over 1000 messages a second sustained, 2000 in a burst"),
     "too_many_connections": ("yes", "1.0; instead of a `welcome`: 2000 connections in all, "
-                             "256 from one address"),
+                             "256 from one address (the server's flags), counted from the "
+                             "accept; with TLS such a connection is closed before the "
+                             "handshake, unanswered"),
     "too_many_tables": ("no", "1.0; `create_table` when 500 tables are open (waiting or "
                         "playing), or 8 created from your address are; closed and finished "
                         "tables do not count"),
@@ -259,6 +265,15 @@ ERROR_NOTES: dict[str, tuple[str, str]] = {
     "bad_key": ("no", "1.3, ladder"),
     "name_taken": ("no", "1.3, ladder"),
     "ladder_busy": ("no", "1.3, ladder"),
+    "banned": ("yes", "1.4; instead of a `welcome` (a banned name), or to a connection a new "
+               "ban covers, then `bye`; a banned address gets it instead of anything else "
+               "(with TLS it is closed before the handshake, unanswered)"),
+    "kicked": ("yes", "1.4; `kaitaku admin kick`, then `bye`"),
+    "closed_by_host": ("no", "1.4, to clients older than 1.4 instead of `table_closed`; a "
+                       "`left` follows"),
+    "announcement": ("no", "1.4, to clients older than 1.4 outside a table, instead of "
+                     "`announce`"),
+    "draining": ("no", "1.4; `create_table` while the server drains"),
 }
 
 

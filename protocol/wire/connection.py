@@ -41,12 +41,15 @@ _CLIENT_MAY: dict[ConnPhase, frozenset[str]] = {
                   "action", "ladder_standings"}),
 }
 _LADDER = frozenset({"ladder_registered", "ladder_queued", "ladder"})
+_HOST = frozenset({"announce"})
+"""1.4: what the server's host says (any phase after the handshake)."""
 _AT_TABLE = frozenset({"tables", "table", "joined", "left", "game_started", "view", "events",
                        "legal", "chat", "error", "ping", "pong", "bye", "game_over",
-                       "result"}) | _LADDER
+                       "result", "table_closed"}) | _LADDER | _HOST
 _SERVER_MAY: dict[ConnPhase, frozenset[str]] = {
     H: frozenset({"welcome", "error", "bye"}),
-    L: frozenset({"tables", "joined", "error", "ping", "pong", "bye", "result"}) | _LADDER,
+    L: frozenset({"tables", "joined", "error", "ping", "pong", "bye", "result"}) | _LADDER
+    | _HOST,
     T: _AT_TABLE,
     P: _AT_TABLE,
 }

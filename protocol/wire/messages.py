@@ -17,6 +17,8 @@ PROTOCOL_VERSION = (1, 4)
 VERSION_STRING = f"{PROTOCOL_VERSION[0]}.{PROTOCOL_VERSION[1]}"
 MAX_NAME = 32
 MAX_CHAT = 300
+MAX_ANNOUNCEMENT = 300
+"""Longest ``announce.text`` (as a chat line)."""
 MAX_TEXT = 512
 """Longest ``message`` of an ``error`` or a ``result`` (longer ones are clipped)."""
 MAX_PAGE = 100
@@ -226,6 +228,20 @@ SPECS: dict[str, Spec] = {
         "code": _f("str", "error code", max_len=64),
         "message": _f("str", "human-readable explanation", max_len=512),
     }),
+    # --- from the server's host (1.4) --------------------------------------------------
+    "announce": Spec(SERVER, "1.4: a message from the server's host to every client (e.g. a "
+                     "restart ahead); show it. Older clients get it as a `chat` line at "
+                     "their table (`seat` nil, `name` the server's), else as `error "
+                     "announcement`.", {
+        "text": _f("str", "what the host says (1–300 characters)", min_len=1,
+                   max_len=MAX_ANNOUNCEMENT),
+    }),
+    "table_closed": Spec(SERVER, "1.4: the server's host closed your table (`left` follows). "
+                         "A game it had is kept in the server's database, never played "
+                         "on. Older clients get `error closed_by_host` instead.", {
+        "table": _f("str", "table id", max_len=64),
+        "reason": _f("str", "the host's reason (may be empty)", max_len=MAX_ANNOUNCEMENT),
+    }),
     "bye": Spec(CLIENT, "Closing the connection (either side).", {
         "reason": _f("str", "why", optional=True, max_len=256),
     }),
@@ -303,6 +319,13 @@ ERROR_CODES: dict[str, str] = {
     "forfeited": "your seat forfeited the game (chess-clock timeouts, or away past the "
                  "grace on a clocked table): a built-in bot plays it to the end",
     "no_ladder": "this server runs no ladder",
+    "banned": "your address or name is banned from this server (the message may say why)",
+    "kicked": "the server's host closed your connection (the message may say why)",
+    "closed_by_host": "before 1.4: the server's host closed your table (the message says "
+                      "why); 1.4 clients get `table_closed`",
+    "announcement": "before 1.4, outside a table: a message from the server's host (the "
+                    "message); 1.4 clients get `announce`",
+    "draining": "the server takes no new tables: it restarts once the running games end",
     "bad_key": "ladder: unknown name or wrong key (or too many attempts from your address)",
     "name_taken": "ladder: that name, or one that looks the same, is registered already (or "
                   "the owner holds its most names, the ladder is full, registration is closed)",

@@ -109,9 +109,10 @@ async def test_answering_pings_keeps_the_connection(
     assert (await c.recv_type("tables"))["tables"] == []
 
 
-async def test_connections_per_address_are_capped(server: Server, connect: Connect,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("server.app.MAX_PER_ADDRESS", 3)
+async def test_connections_per_address_are_capped(server: Server, connect: Connect) -> None:
+    from server.app import Limits
+
+    server.limits = Limits(connections_per_address=3)
     for i in range(3):
         await connect(f"c{i}")
     extra = await connect("extra", hello=False)

@@ -70,6 +70,11 @@ DRIVEN: dict[str, str] = {
     "bad_key": "test_ladder_codes",
     "name_taken": "test_ladder_codes",
     "ladder_busy": "test_ladder_codes",
+    "banned": "test_the_hosts_codes",
+    "kicked": "test_the_hosts_codes",
+    "closed_by_host": "test_the_hosts_codes",
+    "announcement": "test_the_hosts_codes",
+    "draining": "test_the_hosts_codes",
 }
 
 
@@ -215,9 +220,8 @@ async def test_a_started_frame_must_end_in_time(connect: Connect,
     await error_then_close(c, "frame_timeout")
 
 
-async def test_connections_per_address(server: Server, connect: Connect,
-                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("server.app.MAX_PER_ADDRESS", 2)
+async def test_connections_per_address(server: Server, connect: Connect) -> None:
+    server.limits = Limits(connections_per_address=2)
     await connect("a")
     await connect("b")
     c = await connect("c", hello=False)
@@ -684,3 +688,33 @@ async def test_ladder_codes(tmp_path: Path, server: Server, connect: Connect) ->
         twin = await dial(srv, "twin", role="bot")
         await twin.send({"type": "ladder_ready", "name": "solo", "key": key, "games": 1})
         assert (await twin.recv_type("error"))["code"] == "ladder_busy"
+
+
+async def test_the_hosts_codes() -> None:
+    """What the host's commands (kaitaku admin) send: a banned name at its hello,
+    a kick, a table closed and an announcement to a 1.3 client, a drain."""
+    async with running() as srv:
+        srv.ban("name", "Pest", "spam")
+        pest = await dial(srv, "pest", role=None)
+        await pest.send({"type": "hello", "version": VERSION_STRING, "role": "player",
+                         "name": "pest"})
+        assert (await error_then_close(pest, "banned"))["message"].endswith("spam")
+        old = await dial(srv, "old", role=None)
+        await old.send({"type": "hello", "version": "1.3", "role": "player", "name": "old"})
+        await old.recv_type("welcome")
+        srv.announce("restart soon")
+        err = await old.recv_type("error")
+        assert (err["code"], err["message"]) == ("announcement", "restart soon")
+        await old.send({"type": "create_table", "settings": {"players": 3}})
+        tid = (await old.recv_type("joined"))["table"]
+        srv.close_by_host(tid, "closing time")
+        err = await old.recv_type("error")
+        assert err["code"] == "closed_by_host" and "closing time" in err["message"]
+        await old.recv_type("left")
+        srv.drain(None)
+        await old.send({"type": "create_table", "settings": {"players": 3}})
+        assert (await old.recv_type("error"))["code"] == "draining"
+        assert old.table is None
+        srv.kick("old", "")
+        msgs = await old.closed()
+        assert [m.get("code") for m in msgs if m["type"] == "error"] == ["kicked"]

@@ -65,6 +65,8 @@ EXAMPLES: dict[str, dict[str, Any]] = {
     "game_over": {"type": "game_over", "winner": 1, "scores": [7, 10, 8],
                   "chance": {"scheme": "kaitaku-chance/1", "commitment": "ab" * 32,
                              "salt": "00" * 16, "secret": "11" * 64}},
+    "announce": {"type": "announce", "text": "restart at 03:00 UTC"},
+    "table_closed": {"type": "table_closed", "table": "8e30bc72", "reason": "griefing"},
     "chat": {"type": "chat", "text": "hi", "table": "8e30bc72", "seat": 0, "name": "Ann",
              "past": True},
     "ping": {"type": "ping", "nonce": 7},
@@ -110,7 +112,7 @@ def rejects(msg: Any, code: str = "bad_message", sender: str | None = None) -> N
 
 def test_every_type_has_an_example() -> None:
     assert set(EXAMPLES) == set(SPECS)
-    assert len(SPECS) == 31
+    assert len(SPECS) == 33
 
 
 @pytest.mark.parametrize("kind", sorted(SPECS))
@@ -204,7 +206,7 @@ def test_min_lengths(kind: str, name: str) -> None:
 def test_min_lengths_cover_names_and_chat() -> None:
     assert set(MIN_LIMITED) == {("hello", "name"), ("chat", "text"),
                                 ("ladder_register", "name"), ("ladder_ready", "name"),
-                                ("ladder_ready", "key")}
+                                ("ladder_ready", "key"), ("announce", "text")}
 
 
 def test_choices() -> None:
