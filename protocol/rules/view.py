@@ -9,10 +9,10 @@ The view is plain msgpack-able data; its keys are documented in
 
 from __future__ import annotations
 
-from typing import Annotated, Any, TypedDict, cast
+from typing import Annotated, Any, NotRequired, TypedDict, cast
 
 from .actions import Action
-from .board import NUM_NODES, Board
+from .board import Board
 from .engine import legal_actions, may_propose, to_act
 from .plain import Choices, Items
 from .state import (
@@ -115,8 +115,10 @@ class View(TypedDict):
     winner: int | None
     final_scores: list[int] | None
     you: YouView | None
+    special_from: NotRequired[int | None]
+    """5–6 players only (R-56-8): in the special building phase, the seat whose
+    turn ended (``current`` is the seat building); None otherwise."""
 
-_NODES = range(NUM_NODES)
 
 _PLAY_NAMES = {
     KNIGHT: "play_knight",
@@ -166,7 +168,8 @@ def observe(s: GameState, seat: int | None,
         "harbors": [list(h) for h in s.info.harbor_rows],
         "robber": s.robber,
         "buildings": [[node, owner, level] for node, owner, level
-                      in zip(_NODES, s.node_owner, s.node_level, strict=True) if owner >= 0],
+                      in zip(range(s.info.num_nodes), s.node_owner, s.node_level, strict=True)
+                      if owner >= 0],
         "roads": [[e, owner] for e, owner in enumerate(s.edge_owner) if owner >= 0],
         "phase": PHASE_NAMES[s.phase],
         "turn": s.turn,
@@ -201,6 +204,8 @@ def observe(s: GameState, seat: int | None,
         "final_scores": [s.total_vp(q) for q in range(n)] if over else None,
         "you": None,
     }
+    if s.info.special_build:
+        view["special_from"] = None if s.special_from < 0 else s.special_from
     if seat is not None and 0 <= seat < n:
         playable = []
         if not over and any(dev_hand[seat]):  # no cards, nothing to play
