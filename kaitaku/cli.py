@@ -478,7 +478,7 @@ def build_parser() -> argparse.ArgumentParser:
     bsub = bench.add_subparsers(dest="what", required=True)
     eng = bsub.add_parser("engine", help="random-bot games in-process (engine speed)")
     eng.add_argument("--games", type=int, default=200)
-    eng.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
+    eng.add_argument("--players", type=int, default=4, choices=(2, 3, 4, 5, 6))
     eng.add_argument("--seed", type=int, default=1)
     eng.add_argument("--json", action="store_true", help="print one JSON object")
     eng.add_argument("--catanatron-python", metavar="PYTHON",
