@@ -9,7 +9,7 @@ The view is plain msgpack-able data; its keys are documented in
 
 from __future__ import annotations
 
-from typing import Annotated, Any, NotRequired, TypedDict, cast
+from typing import Annotated, Any, TypedDict, cast
 
 from .actions import Action
 from .board import Board
@@ -72,10 +72,8 @@ class YouView(TypedDict):
     may_propose: bool
 
 
-class View(TypedDict):
-    """The keys of a view (docs/ENGINE.md). ``Annotated[..., Cls]`` marks a map
-    that is ``Cls.to_dict()``; docs/protocol/schema.py writes the JSON Schema
-    of views from these declarations."""
+class ViewKeys(TypedDict):
+    """The keys every view has (see :class:`View`)."""
 
     seat: int | None
     players: int
@@ -115,7 +113,14 @@ class View(TypedDict):
     winner: int | None
     final_scores: list[int] | None
     you: YouView | None
-    special_from: NotRequired[int | None]
+
+
+class View(ViewKeys, total=False):
+    """The keys of a view (docs/ENGINE.md). ``Annotated[..., Cls]`` marks a map
+    that is ``Cls.to_dict()``; docs/protocol/schema.py writes the JSON Schema
+    of views from these declarations."""
+
+    special_from: int | None
     """5–6 players only (R-56-8): in the special building phase, the seat whose
     turn ended (``current`` is the seat building); None otherwise."""
 

@@ -276,8 +276,8 @@ def test_error_codes_are_identifiers() -> None:
 
 
 def test_version_constants() -> None:
-    assert PROTOCOL_VERSION == (1, 3)
-    assert VERSION_STRING == "1.3"
+    assert PROTOCOL_VERSION == (1, 4)
+    assert VERSION_STRING == "1.4"
     assert parse_version(VERSION_STRING) == PROTOCOL_VERSION
 
 
