@@ -55,11 +55,25 @@ class DuplicateChance:
 
     def __init__(self, seed: int) -> None:
         self.seed = seed
-        deck = [card for card, n in enumerate(DEV_DECK) for _ in range(n)]
-        Rng(_key(seed, "deck")).shuffle(deck)
-        self.deck_order: tuple[int, ...] = tuple(deck)
+        self.deck_order: tuple[int, ...] = self._shuffled(DEV_DECK)
+        """The development deck's order (the base game's 25 cards)."""
+        self._large: tuple[int, ...] | None = None
         self._turn = -1
         self._draws = 0  # steals and forced-trade draws so far this turn
+
+    def _shuffled(self, counts: tuple[int, ...]) -> tuple[int, ...]:
+        deck = [card for card, n in enumerate(counts) for _ in range(n)]
+        Rng(_key(self.seed, "deck")).shuffle(deck)
+        return tuple(deck)
+
+    def deck_of(self, s: GameState) -> tuple[int, ...]:
+        """The deck's order for ``s``'s game: :attr:`deck_order`, or with 5–6
+        players the 34 cards of R-56-5 in an order of the same seed."""
+        if s.settings.dev_deck == DEV_DECK:
+            return self.deck_order
+        if self._large is None:
+            self._large = self._shuffled(s.settings.dev_deck)
+        return self._large
 
     def dice(self, turn: int, roll: int, attempt: int = 0) -> tuple[int, int]:
         x = Rng(_key(self.seed, "dice", turn, roll, attempt)).below(36)
@@ -99,8 +113,9 @@ class DuplicateChance:
                     d = self.dice(s.turn, roll, attempt)
                 return d
             if isinstance(e, ev.DevCardBought):
-                bought = len(self.deck_order) - sum(s.dev_deck)
-                return (self.deck_order[bought],)
+                order = self.deck_of(s)
+                bought = len(order) - sum(s.dev_deck)
+                return (order[bought],)
             if isinstance(e, ev.Stolen):
                 if e.count == 0:
                     return (-1,)
