@@ -567,6 +567,8 @@ class Server:
             sess.error("bad_resume", "unknown or expired resume token")
             return
         table = self.tables[target[0]]
+        if self._too_old(sess, table.settings.to_dict()):  # 1.4: a 5–6 seat from an old client
+            return
         seat_no = target[1]
         seat = table.seats[seat_no]
         if seat.session is not None and seat.session is not sess:

@@ -227,3 +227,26 @@ async def test_a_1_3_client_never_meets_a_five_or_six_player_table(
     await old.send({"type": "join", "table": four_id})
     joined = await old.recv_type("joined")
     assert joined["table"] == four_id and joined["settings"]["players"] == 4
+
+
+async def test_a_six_player_seat_is_not_resumed_by_an_older_client(
+        server: Server, connect: Connect) -> None:
+    """A seat's resume token in the hands of a client that says hello with 1.3
+    does not bring that client to the 5–6 player table."""
+    new = await connect("new")
+    await new.send({"type": "create_table", "settings": {"players": 5}})
+    tid = (await new.recv_type("joined"))["table"]
+    for i in range(1, 5):  # the table fills and its game starts
+        c = await connect(f"seat{i}")
+        await c.send({"type": "join", "table": tid})
+        await c.recv_type("joined")
+    await until(lambda: server.tables[tid].game is not None)
+    token = next(m["resume_token"] for m in new.received if m["type"] == "welcome")
+    await new.close()
+    old = await connect("old", hello=False)
+    await old.send({"type": "hello", "version": "1.3", "role": "player", "name": "old",
+                    "resume": token})
+    assert (await old.recv())["type"] == "welcome"
+    err = await old.recv_type("error")
+    assert err["code"] == "version_too_old"
+    assert all(s.session is not old for s in server.tables[tid].seats)
