@@ -259,8 +259,9 @@ ERROR_NOTES: dict[str, tuple[str, str]] = {
     "bad_key": ("no", "1.3, ladder"),
     "name_taken": ("no", "1.3, ladder"),
     "ladder_busy": ("no", "1.3, ladder"),
-    "version_too_old": ("no", "1.4; `create_table` with 5 or 6 players, or `join` or "
-                        "`spectate` of such a table, by a client older than 1.4 (7.14)"),
+    "version_too_old": ("no", "1.4; `create_table` with 5 or 6 players, `join`, "
+                        "`spectate` or a resume of such a table, or `ladder_ready` on a "
+                        "5–6 seat ladder, by a client older than 1.4 (7.14)"),
 }
 
 
