@@ -460,7 +460,8 @@ class TableScene(Scene):
         if event.type == pygame.VIDEORESIZE:
             self.resized((event.w, event.h))
             return False
-        if self.chat.handle(event):
+        covered = self._chat_covered()
+        if not covered and self.chat.handle(event):
             return True
         if self.trade_panel.handle(event):
             return True
@@ -573,7 +574,8 @@ class TableScene(Scene):
         self._draw_reason(surface)
         for btn in self.buttons.values():
             btn.draw(surface, self.ui, 17 if btn.primary else 13)
-        self.chat.draw(surface, self.ui, self.ctx.tr("table.chat_placeholder"))
+        if not self._chat_covered():
+            self.chat.draw(surface, self.ui, self.ctx.tr("table.chat_placeholder"))
         if self.focus.visible and self.ctx.stack.top is self:
             self.focus.draw(surface, self.focus_stops(), self.ui.scale)
 
@@ -704,8 +706,11 @@ class TableScene(Scene):
         r["chat"] = pygame.Rect(x0, r["log"].bottom + px(8), inner, chat_h)
         self.chat.rect = pygame.Rect(r["chat"].x + px(8), r["chat"].bottom - px(36),
                                      r["chat"].w - px(16), px(28))
+        # the trade panel grows over the dice chart and the log; with six seats in a
+        # short window (no dice chart) it may cover the chat too, while it is open
+        trade_bottom = (h - pad) if big and not hist_h else r["chat"].y - px(8)
         self.trade_panel.layout(pygame.Rect(x0, r["histogram"].y, inner,
-                                            r["chat"].y - r["histogram"].y - px(8)))
+                                            trade_bottom - r["histogram"].y))
         # bottom: hand and the two big buttons above, build and action buttons below
         b = r["bottom"]
         row_a = pygame.Rect(b.x + pad, b.y + pad, b.w - 2 * pad, px(86))
@@ -760,6 +765,11 @@ class TableScene(Scene):
             self.board.use_board(self.ctx.model.view["board"])
         self.board.set_rect(r["board"], r["island"])
         self._derived_key = None
+
+    def _chat_covered(self) -> bool:
+        """The open trade panel covers the chat line (six seats in a short window):
+        the chat waits until the trade is over."""
+        return self.trade_panel.visible and self.trade_panel.rect.colliderect(self.chat.rect)
 
     def _players(self) -> int:
         view = self.ctx.model.view
