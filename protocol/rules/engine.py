@@ -134,6 +134,10 @@ NEUTRAL_ROAD = Phase.NEUTRAL_ROAD.value
 NEUTRAL_SETTLEMENT = Phase.NEUTRAL_SETTLEMENT.value
 GIVE_BACK = Phase.GIVE_BACK.value
 SPECIAL_BUILD = Phase.SPECIAL_BUILD.value
+_CAN_WIN = tuple(p > SETUP_ROAD and p not in (GAME_OVER, SPECIAL_BUILD) for p in range(len(Phase)))
+"""By phase: whether the current player wins on reaching the target (R-WIN-1);
+not during set-up, once the game is over, nor in a Special Building Phase,
+where nobody wins (R-56-9)."""
 
 Chance = tuple[int, ...] | None
 
@@ -580,8 +584,7 @@ def apply(
         raise
     if s.log is not None:
         s.log.append((seat, action, outcome))
-    ph = s.phase  # check_win, inline: apply is the hot path of every game
-    if ph > SETUP_ROAD and ph != GAME_OVER and ph != SPECIAL_BUILD:
+    if _CAN_WIN[s.phase]:  # check_win, inline: apply is the hot path of every game
         cur = s.current
         if s.vp[cur] + s.dev_hand[cur][VICTORY_POINT] >= s.settings.vp_target:
             _end_game(s, cur, events)  # R-WIN-1
@@ -591,8 +594,7 @@ def apply(
 def check_win(s: GameState, ev: Ev) -> None:
     """R-WIN-1: the current player wins as soon as it holds the target on its turn
     (R-56-9: not in a Special Building Phase, where nobody wins)."""
-    ph = s.phase
-    if ph > SETUP_ROAD and ph != GAME_OVER and ph != SPECIAL_BUILD:
+    if _CAN_WIN[s.phase]:
         cur = s.current
         if s.vp[cur] + s.dev_hand[cur][VICTORY_POINT] >= s.settings.vp_target:
             _end_game(s, cur, ev)
