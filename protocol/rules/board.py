@@ -120,7 +120,7 @@ class Geometry:
         "node_edges", "node_nodes", "edge_hexes", "hex_neighbors", "edge_other",
         "coastal_nodes", "coastal_edges", "harbor_slots", "harbor_edges", "harbor_types",
         "outer_corners", "terrain_pool", "token_letters", "token_values", "centre",
-        "_hex_index", "_rings", "_red_first",
+        "_hex_index", "_rings", "_red_first", "_spirals",
     )
 
     name: str
@@ -230,6 +230,7 @@ class Geometry:
         self._rings = self._rings_ccw()
         outer = self._rings[0]
         self.outer_corners = tuple(h for h in outer if len(self.hex_neighbors[h]) == 3)
+        self._spirals = {c: self._spiral(c) for c in self.outer_corners}
 
     def _angle(self, x: float, y: float) -> float:
         """Clockwise on screen (y down) round the centre, starting just after "up"."""
@@ -260,8 +261,12 @@ class Geometry:
 
     def spiral_order(self, start_corner: int) -> tuple[int, ...]:
         """Every hex in the counter-clockwise spiral from an outer corner (R-BOARD-2)."""
-        if start_corner not in self.outer_corners:
+        order = self._spirals.get(start_corner)
+        if order is None:
             raise ValueError(f"hex {start_corner} is not an outer-ring corner")
+        return order
+
+    def _spiral(self, start_corner: int) -> tuple[int, ...]:
         out: list[int] = []
         start = start_corner
         for ring in self._rings:
