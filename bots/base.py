@@ -13,6 +13,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from protocol.rules import Action, Event
+from protocol.rules.board import Geometry, geometry_of
+
+
+def board_geometry(view: Mapping[str, Any]) -> Geometry:
+    """The geometry of a view's board (19 hexes, or 30 with 5–6 players)."""
+    return geometry_of(len(view["board"]["terrain"]))
 
 SAFE_NAMES = ("roll_dice", "end_turn", "stop_road_building", "reject_trade", "cancel_trade")
 """The actions :func:`safe_action` takes when they are legal (in this order)."""

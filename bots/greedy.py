@@ -41,16 +41,9 @@ from protocol.rules import (
     Steal,
     TokenRobberHome,
 )
-from protocol.rules.board import (
-    DESERT,
-    EDGE_NODES,
-    HEX_NODES,
-    NODE_HEXES,
-    NODE_NODES,
-    pips,
-)
+from protocol.rules.board import DESERT, pips
 
-from .base import Bot
+from .base import Bot, board_geometry
 
 _COSTS: dict[str, tuple[int, ...]] = {
     "city": (0, 0, 0, 2, 3),
@@ -66,7 +59,7 @@ def node_value(view: Mapping[str, Any], node: int) -> float:
     terrain, numbers = board["terrain"], board["numbers"]
     total = 0.0
     kinds = set()
-    for h in NODE_HEXES[node]:
+    for h in board_geometry(view).node_hexes[node]:
         if terrain[h] != DESERT:
             total += pips(numbers[h])
             kinds.add(terrain[h])
@@ -96,7 +89,7 @@ class GreedyBot(Bot):
             return max(legal, key=lambda a: seats[a.victim].get("cards", 0)
                        if isinstance(a, Steal) else -1)
         if phase == "setup_settlement" or (
-            isinstance(first, BuildSettlement) and phase != "main"
+            isinstance(first, BuildSettlement) and phase not in ("main", "special_build")
         ):
             return max(legal, key=lambda a: node_value(view, a.node)
                        if isinstance(a, BuildSettlement) else -1.0)
@@ -238,21 +231,23 @@ class GreedyBot(Bot):
         me = view["seat"]
         occupied = self._occupied(view)
         mine = {r[0] for r in view["roads"] if r[1] == me}
+        geo = board_geometry(view)
         for e in mine:
-            for n in EDGE_NODES[e]:
-                if n not in occupied and not any(m in occupied for m in NODE_NODES[n]):
+            for n in geo.edge_nodes[e]:
+                if n not in occupied and not any(m in occupied for m in geo.node_nodes[n]):
                     return True
         return False
 
     def _best_road(self, view: Mapping[str, Any], legal: Sequence[Action]) -> Action:
         occupied = self._occupied(view)
+        geo = board_geometry(view)
 
         def score(a: Action) -> float:
             if not isinstance(a, BuildRoad):
                 return -1.0
             best = 0.0
-            for n in EDGE_NODES[a.edge]:
-                if n not in occupied and not any(m in occupied for m in NODE_NODES[n]):
+            for n in geo.edge_nodes[a.edge]:
+                if n not in occupied and not any(m in occupied for m in geo.node_nodes[n]):
                     best = max(best, node_value(view, n))
             return best + self._rng.random() * 0.1
 
@@ -262,7 +257,7 @@ class GreedyBot(Bot):
 
     def _robber_on_me(self, view: Mapping[str, Any]) -> bool:
         me = view["seat"]
-        nodes = HEX_NODES[view["robber"]]
+        nodes = board_geometry(view).hex_nodes[view["robber"]]
         return any(b[1] == me and b[0] in nodes for b in view["buildings"])
 
     def _robber(self, view: Mapping[str, Any], legal: Sequence[Action]) -> Action:
@@ -275,7 +270,7 @@ class GreedyBot(Bot):
             if not isinstance(a, MoveRobber):
                 return -1e9
             value = 0.0
-            for n in HEX_NODES[a.hex]:
+            for n in board_geometry(view).hex_nodes[a.hex]:
                 if n in owner:
                     who, level = owner[n]
                     if who == me:

@@ -99,15 +99,10 @@ from protocol.rules import (
 )
 from protocol.rules.board import (
     DESERT,
-    EDGE_NODES,
-    EDGE_OTHER,
-    HARBOR_EDGES,
-    HEX_NODES,
-    NODE_EDGES,
-    NODE_HEXES,
-    NODE_NODES,
-    NUM_EDGES,
-    NUM_NODES,
+    MAX_EDGES,
+    MAX_NODES,
+    Geometry,
+    geometry_of,
     pips,
 )
 from protocol.rules.events import (
@@ -159,9 +154,9 @@ _SETTLE_K = 0.05
 _MEMO_SIZE = 4096
 _MAIN = Phase.MAIN.value
 _END_TURN = EndTurn()
-_BUILD_CITY = tuple(BuildCity(n) for n in range(NUM_NODES))
-_BUILD_SETTLEMENT = tuple(BuildSettlement(n) for n in range(NUM_NODES))
-_BUILD_ROAD = tuple(BuildRoad(e) for e in range(NUM_EDGES))
+_BUILD_CITY = tuple(BuildCity(n) for n in range(MAX_NODES))
+_BUILD_SETTLEMENT = tuple(BuildSettlement(n) for n in range(MAX_NODES))
+_BUILD_ROAD = tuple(BuildRoad(e) for e in range(MAX_EDGES))
 """The actions the plans name, made once."""
 _SETUP_ROAD = Phase.SETUP_ROAD.value
 _PLAY_TYPES = (("knight", PlayKnight), ("road_building", PlayRoadBuilding),
@@ -211,27 +206,29 @@ class _Static:
     """Per-board facts computed once: production and harbor of each node."""
 
     __slots__ = ("terrain", "numbers", "hex_pips", "node_prod", "node_pips", "node_harbor",
-                 "scarcity", "desert", "memo", "goals", "positions", "last")
+                 "scarcity", "desert", "memo", "goals", "positions", "last", "geo")
 
     def __init__(self, board: Mapping[str, Any]) -> None:
         terrain: list[int] = list(board["terrain"])
+        geo = self.geo = geometry_of(len(terrain))
+        """The board's shape (19 hexes, or 30 with 5–6 players)."""
         numbers: list[int] = list(board["numbers"])
         self.terrain = terrain
         self.numbers = numbers
         self.hex_pips = [pips(x) for x in numbers]
         self.desert = terrain.index(DESERT)
         self.node_prod: list[list[float]] = []
-        for n in range(NUM_NODES):
+        for n in range(geo.num_nodes):
             prod = [0.0] * 5
-            for h in NODE_HEXES[n]:
+            for h in geo.node_hexes[n]:
                 t = terrain[h]
                 if t != DESERT:
                     prod[t] += self.hex_pips[h]
             self.node_prod.append(prod)
         self.node_pips = [sum(p) for p in self.node_prod]
-        self.node_harbor = [-1] * NUM_NODES
-        for edge, kind in zip(HARBOR_EDGES, board["harbors"], strict=True):
-            for n in EDGE_NODES[edge]:
+        self.node_harbor = [-1] * geo.num_nodes
+        for edge, kind in zip(geo.harbor_edges, board["harbors"], strict=True):
+            for n in geo.edge_nodes[edge]:
                 self.node_harbor[n] = kind
         totals = [0.0] * 5
         for h, t in enumerate(terrain):
@@ -288,7 +285,7 @@ def _production(st: _Static, n: int, owner: Mapping[int, int], level: Mapping[in
             continue
         lv = level[node]
         row = prod[seat]
-        for h in NODE_HEXES[node]:
+        for h in st.geo.node_hexes[node]:
             t = terrain[h]
             if t != DESERT and h != robber:
                 row[t] += hex_pips[h] * lv
@@ -303,7 +300,7 @@ def _robbed(st: _Static, n: int, free: list[list[float]], owner: Mapping[int, in
     t = st.terrain[robber]
     if t != DESERT:
         p = st.hex_pips[robber]
-        for node in HEX_NODES[robber]:
+        for node in st.geo.hex_nodes[robber]:
             seat = owner.get(node, n)
             if seat < n:
                 prod[seat][t] -= p * level[node]
@@ -565,7 +562,7 @@ class _Ctx:
 
     def free_spot(self, n: int) -> bool:
         owner = self.owner
-        return n not in owner and owner.keys().isdisjoint(NODE_NODES[n])
+        return n not in owner and owner.keys().isdisjoint(self.st.geo.node_nodes[n])
 
     def vp(self, q: int) -> int:
         if q == self.me:
@@ -587,7 +584,7 @@ class _Ctx:
         nodes: set[int] = {n for n, o in self.owner.items() if o == seat}
         for e, o in self.edge_owner.items():
             if o == seat:
-                nodes.update(EDGE_NODES[e])
+                nodes.update(self.st.geo.edge_nodes[e])
         expand = {n for n in nodes if self.owner.get(n, seat) == seat}
         return nodes, expand
 
@@ -607,6 +604,7 @@ class _Ctx:
         queue = deque(expand)
         owner = self.owner
         edge_owner = self.edge_owner
+        node_edges, edge_other = self.st.geo.node_edges, self.st.geo.edge_other
         while queue:
             a = queue.popleft()
             da = dist[a]
@@ -614,10 +612,10 @@ class _Ctx:
                 continue
             if da and owner.get(a, seat) != seat:
                 continue  # a road cannot continue through another's building
-            for e in NODE_EDGES[a]:
+            for e in node_edges[a]:
                 if e in edge_owner:
                     continue
-                b = EDGE_OTHER[e][a]
+                b = edge_other[e][a]
                 if b not in dist:
                     dist[b] = da + 1
                     parent[b] = e
@@ -635,7 +633,7 @@ class _Ctx:
         cur = node
         while dist.get(cur, 0) > 0:
             edge = parent[cur]
-            cur = EDGE_OTHER[edge][cur]
+            cur = self.st.geo.edge_other[edge][cur]
         return edge
 
     def path_edges(self, seat: int, node: int) -> list[int]:
@@ -646,7 +644,7 @@ class _Ctx:
         while dist.get(cur, 0) > 0:
             e = parent[cur]
             out.append(e)
-            cur = EDGE_OTHER[e][cur]
+            cur = self.st.geo.edge_other[e][cur]
         return out
 
     # -- valuations -------------------------------------------------------------
@@ -685,7 +683,7 @@ class _Ctx:
                 kinds += 1
                 if had == 0:
                     new += 1
-        if self.robber in NODE_HEXES[n] and self.robber != st.desert:
+        if self.robber in self.st.geo.node_hexes[n] and st.terrain[self.robber] != DESERT:
             t = st.terrain[self.robber]
             v -= 0.4 * st.hex_pips[self.robber] * w[t]
         v += 0.6 * kinds + 1.0 * new
@@ -693,7 +691,7 @@ class _Ctx:
             if nums is None:
                 nums = self.numbers_of(seat)
             numbers = st.numbers
-            for h in NODE_HEXES[n]:
+            for h in self.st.geo.node_hexes[n]:
                 if numbers[h] in nums:
                     v -= _DUP_K * st.hex_pips[h]
         hb = st.node_harbor[n]
@@ -719,7 +717,7 @@ class _Ctx:
             self._spots[seat] = spots
         w, nums, values = spots
         robber = self.robber
-        if robber in NODE_HEXES[n] and robber != self.st.desert:
+        if robber in self.st.geo.node_hexes[n] and self.st.terrain[robber] != DESERT:
             return self.spot_value(n, seat, w, None, nums)
         v = values.get(n)
         if v is None:
@@ -733,7 +731,7 @@ class _Ctx:
             got = set()
             for node, o in self.owner.items():
                 if o == seat:
-                    for h in NODE_HEXES[node]:
+                    for h in self.st.geo.node_hexes[node]:
                         if self.st.numbers[h]:
                             got.add(self.st.numbers[h])
             self._numbers[seat] = got
@@ -744,7 +742,7 @@ class _Ctx:
         for node, o in self.owner.items():
             if o == self.me and self.level[node] == 1:
                 v = self.st.node_pips[node] + 0.1 * node
-                if self.robber in NODE_HEXES[node]:
+                if self.robber in self.st.geo.node_hexes[node]:
                     v -= 0.5 * self.st.hex_pips[self.robber]
                 if v > best_v:
                     best, best_v = node, v
@@ -784,13 +782,13 @@ class _Ctx:
         return total
 
 
-def _longest_trail(edges: set[int], blocked: set[int]) -> int:
+def _longest_trail(edges: set[int], blocked: set[int], geo: Geometry) -> int:
     """Longest trail (no edge twice) over ``edges``; a trail stops at ``blocked``."""
     if not edges:
         return 0
     adj: dict[int, list[tuple[int, int]]] = {}
     for e in edges:
-        a, b = EDGE_NODES[e]
+        a, b = geo.edge_nodes[e]
         adj.setdefault(a, []).append((e, b))
         adj.setdefault(b, []).append((e, a))
     best = 0
@@ -816,7 +814,7 @@ def _longest_trail(edges: set[int], blocked: set[int]) -> int:
 
 
 class HeuristicBot(Bot):
-    """Rule-based bot for every phase, 2–4 players and the sea3D options."""
+    """Rule-based bot for every phase, 2–6 players and the sea3D options."""
 
     name = "heuristic"
     raise_errors = False
@@ -987,6 +985,12 @@ class HeuristicBot(Bot):
         phase = ctx.phase
         if phase == "main":
             return self._main(ctx, legal)
+        if phase == "special_build":
+            # R-56-8: build what the plan can pay for now (a spot taken early
+            # is not taken by another, cards built are not robbed), with no
+            # trade and no card: the main phase's plan with trading closed.
+            ctx.domestic = False
+            return self._main(ctx, legal)
         if phase == "pre_roll":
             return self._pre_roll(ctx, legal)
         if phase == "setup_settlement":
@@ -1020,8 +1024,8 @@ class HeuristicBot(Bot):
             v = ctx.spot_value(a.node, ctx.me, w)
             # room to grow: free spots two steps away
             room = 0.0
-            for m in NODE_NODES[a.node]:
-                for k in NODE_NODES[m]:
+            for m in ctx.st.geo.node_nodes[a.node]:
+                for k in ctx.st.geo.node_nodes[m]:
                     if k != a.node and ctx.free_spot(k):
                         room = max(room, ctx.st.node_pips[k])
             v += _ROOM_K * room
@@ -1031,9 +1035,9 @@ class HeuristicBot(Bot):
                 if prod[0] and prod[1]:
                     v += 0.6
             if ctx.two:
-                if ctx.st.desert in NODE_HEXES[a.node]:
+                if ctx.st.desert in ctx.st.geo.node_hexes[a.node]:
                     v += 0.5
-                if len(NODE_HEXES[a.node]) < 3:
+                if len(ctx.st.geo.node_hexes[a.node]) < 3:
                     v += 0.3
             if v > best_v:
                 best, best_v = a, v
@@ -1055,7 +1059,7 @@ class HeuristicBot(Bot):
         best: Action | None = None
         best_v = -1e9
         for a in cands:
-            blocked = {a, *NODE_NODES[a]}
+            blocked = {a, *ctx.st.geo.node_nodes[a]}
             taken = 0
             for n in generic:  # the others take the richest spots first
                 if taken >= between:
@@ -1063,10 +1067,10 @@ class HeuristicBot(Bot):
                 if n in blocked:
                     continue
                 blocked.add(n)
-                blocked.update(NODE_NODES[n])
+                blocked.update(ctx.st.geo.node_nodes[n])
                 taken += 1
             have = ctx.st.node_prod[a]
-            nums = {numbers[h] for h in NODE_HEXES[a] if numbers[h]}
+            nums = {numbers[h] for h in ctx.st.geo.node_hexes[a] if numbers[h]}
             w2 = ctx.weights(ctx.me, _OPENING_WEIGHT, have)
             second = max((ctx.spot_value(n, ctx.me, w2, have, nums)
                           for n in spots if n not in blocked), default=0.0)
@@ -1084,18 +1088,18 @@ class HeuristicBot(Bot):
             w = ctx.weights(ctx.me, _MAIN_WEIGHT)
             best, best_v = roads[0], -1e9
             for a in roads:
-                n1 = EDGE_OTHER[a.edge][node]
+                n1 = ctx.st.geo.edge_other[a.edge][node]
                 v = 0.0
-                for m in NODE_NODES[n1]:
+                for m in ctx.st.geo.node_nodes[n1]:
                     if m == node:
                         continue
                     if ctx.free_spot(m):
                         v = max(v, ctx.spot_value(m, ctx.me, w))
-                    for k in NODE_NODES[m]:
+                    for k in ctx.st.geo.node_nodes[m]:
                         if k not in (n1, node) and ctx.free_spot(k):
                             v = max(v, 0.6 * ctx.spot_value(k, ctx.me, w))
                 # don't point at an opponent's road end
-                for e in NODE_EDGES[n1]:
+                for e in ctx.st.geo.node_edges[n1]:
                     if ctx.edge_owner.get(e, ctx.me) != ctx.me:
                         v -= 1.0
                 v += self._jitter()
@@ -1122,12 +1126,12 @@ class HeuristicBot(Bot):
         opp_ends: set[int] = set()
         for e, o in ctx.edge_owner.items():
             if o != me:
-                opp_ends.update(EDGE_NODES[e])
+                opp_ends.update(ctx.st.geo.edge_nodes[e])
         spot = ctx.main_spot
         owner = ctx.owner
         taken = owner.keys()
         for node, d in dist.items():
-            if node not in owner and taken.isdisjoint(NODE_NODES[node]):  # ctx.free_spot
+            if node not in owner and taken.isdisjoint(ctx.st.geo.node_nodes[node]):  # ctx.free_spot
                 v = spot(node, me)
                 if d and node in opp_ends:
                     v *= 0.6  # an opponent can settle there first
@@ -1165,9 +1169,9 @@ class HeuristicBot(Bot):
         best, best_v = -1, -1e9
         for e in options:
             v = 0.0
-            for n in EDGE_NODES[e]:
+            for n in ctx.st.geo.edge_nodes[e]:
                 if dist.get(n, 9) > 0:
-                    for m in NODE_NODES[n]:
+                    for m in ctx.st.geo.node_nodes[n]:
                         if ctx.free_spot(m):
                             v = max(v, ctx.st.node_pips[m])
             v += self._jitter()
@@ -1188,10 +1192,10 @@ class HeuristicBot(Bot):
     def _longest_edge(self, ctx: _Ctx, options: set[int]) -> int:
         mine = {e for e, o in ctx.edge_owner.items() if o == ctx.me}
         blocked = {n for n, o in ctx.owner.items() if o != ctx.me}
-        base = _longest_trail(mine, blocked)
+        base = _longest_trail(mine, blocked, ctx.st.geo)
         best, best_len = -1, base
         for e in sorted(options):
-            ln = _longest_trail(mine | {e}, blocked)
+            ln = _longest_trail(mine | {e}, blocked, ctx.st.geo)
             if ln > best_len:
                 best, best_len = e, ln
         return best
@@ -1734,7 +1738,7 @@ class HeuristicBot(Bot):
         """Production the robber takes from us now (pips × level)."""
         h = ctx.robber
         loss = 0.0
-        for n in HEX_NODES[h]:
+        for n in ctx.st.geo.hex_nodes[h]:
             if ctx.owner.get(n) == ctx.me:
                 loss += ctx.st.hex_pips[h] * ctx.level[n]
         return loss
@@ -1874,11 +1878,11 @@ class HeuristicBot(Bot):
         level = ctx.level
         n = ctx.n
         pips = ctx.st.hex_pips
-        for h in range(19):
+        for h in range(ctx.st.geo.num_hexes):
             p = pips[h]
             s = 0.0
             victims: list[int] = []
-            for node in HEX_NODES[h]:
+            for node in ctx.st.geo.hex_nodes[h]:
                 o = owner.get(node, n)
                 if o >= n:
                     continue
@@ -2045,7 +2049,7 @@ class HeuristicBot(Bot):
                     v += 5.0
                 if a.edge in my_path:
                     v -= 5.0
-                for node in EDGE_NODES[a.edge]:
+                for node in ctx.st.geo.edge_nodes[a.edge]:
                     v += 1.0 / (1 + d_opp.get(node, 6)) - 1.0 / (1 + d_me.get(node, 6))
             else:
                 values.append(None)

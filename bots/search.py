@@ -91,6 +91,7 @@ from protocol.rules import (
     RejectProposal,
     RollDice,
     RulesError,
+    Settings,
     apply,
     legal_actions,
     sample_state,
@@ -557,7 +558,8 @@ def _enables_build(hand: list[int], a: MaritimeTrade, view: Mapping[str, Any]) -
 
 def _monopoly_guess(view: Mapping[str, Any], resource: int) -> float:
     """Cards of ``resource`` outside the bank and our hand (held by the others)."""
-    return float(19 - view["bank"][resource] - view["you"]["hand"][resource])
+    full = Settings.from_dict(view["settings"]).bank_per_resource
+    return float(full - view["bank"][resource] - view["you"]["hand"][resource])
 
 
 __all__ = ["SearchBot"]

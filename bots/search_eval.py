@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from importlib import resources
 
 from protocol.rules import GameState, Phase
-from protocol.rules.board import DESERT, NODE_HEXES, NODE_NODES, pips
+from protocol.rules.board import DESERT, pips
 from protocol.rules.state import VICTORY_POINT
 
 FEATURE_NAMES: tuple[str, ...] = (
@@ -95,7 +95,7 @@ def features(s: GameState, q: int) -> list[float]:
         lv = node_level[node]
         if lv == 2:
             cities += 1
-        for h in NODE_HEXES[node]:
+        for h in s.info.node_hexes[node]:
             t = terrain[h]
             if t != DESERT and h != robber:
                 prod[t] += _PIPS[numbers[h]] * lv
@@ -118,15 +118,15 @@ def features(s: GameState, q: int) -> list[float]:
         for a in s.reach[q]:
             if node_owner[a] >= 0 and node_owner[a] != q:
                 continue
-            for b in (a, *NODE_NODES[a]):
+            for b in (a, *s.info.node_nodes[a]):
                 if b in seen:
                     continue
                 seen.add(b)
-                if node_owner[b] >= 0 or any(node_owner[m] >= 0 for m in NODE_NODES[b]):
+                if node_owner[b] >= 0 or any(node_owner[m] >= 0 for m in s.info.node_nodes[b]):
                     continue
                 spots += 1
                 p = 0
-                for h in NODE_HEXES[b]:
+                for h in s.info.node_hexes[b]:
                     p += _PIPS[numbers[h]]
                 spot_pips = max(spot_pips, p)
     hand = sum(s.hands[q])
@@ -203,7 +203,7 @@ def setup_features(s: GameState, q: int) -> list[float]:
     harbor3 = 0.0
     mine = [node for node in s.reach[q] if s.node_owner[node] == q]
     for node in mine:
-        for h in NODE_HEXES[node]:
+        for h in s.info.node_hexes[node]:
             t = terrain[h]
             if t != DESERT:
                 prod[t] += _PIPS[numbers[h]]

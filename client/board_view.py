@@ -20,17 +20,11 @@ from typing import Any
 import pygame
 
 from protocol.rules.board import (
+    BASE,
     DESERT,
-    EDGE_HEXES,
-    EDGE_NODES,
-    EDGE_POS,
     GENERIC_HARBOR,
-    HARBOR_EDGES,
-    HEX_POS,
-    NODE_POS,
-    NUM_EDGES,
-    NUM_HEXES,
-    NUM_NODES,
+    Geometry,
+    geometry_of,
     pips,
 )
 
@@ -107,33 +101,45 @@ def owner_mark(owner: int) -> str | None:
     return palette.mark(owner) if palette.marks_on() else None
 
 
-def _harbor_vectors() -> list[tuple[Point, Point]]:
-    """(edge midpoint, outward unit vector) of each harbor position, in hex units."""
-    out = []
-    for e in HARBOR_EDGES:
-        mx, my = EDGE_POS[e]
-        hx, hy = HEX_POS[EDGE_HEXES[e][0]]
+@dataclass(frozen=True)
+class _Shape:
+    """What a layout needs of a geometry, in hex units relative to its centre."""
+
+    harbors: tuple[tuple[Point, Point], ...]
+    """(edge midpoint, outward unit vector) of each harbor position."""
+    half_w: float
+    half_h: float
+    """Half the width and height round the centre that hold the island and its
+    harbor badges (the larger side each way: harbors are not symmetric)."""
+
+
+def _shape_of(geo: Geometry) -> _Shape:
+    cx, cy = geo.centre
+    harbors = []
+    for e in geo.harbor_edges:
+        mx, my = geo.edge_pos[e]
+        hx, hy = geo.hex_pos[geo.edge_hexes[e][0]]
         dx, dy = mx - hx, my - hy
         n = math.hypot(dx, dy) or 1.0
-        out.append(((mx, my), (dx / n, dy / n)))
-    return out
-
-
-_HARBORS = _harbor_vectors()
-
-
-def _extent() -> tuple[float, float, float, float]:
-    xs = [x for x, _ in NODE_POS]
-    ys = [y for _, y in NODE_POS]
-    for (mx, my), (ox, oy) in _HARBORS:
+        harbors.append(((mx - cx, my - cy), (dx / n, dy / n)))
+    xs = [x - cx for x, _ in geo.node_pos]
+    ys = [y - cy for _, y in geo.node_pos]
+    for (mx, my), (ox, oy) in harbors:
         bx, by = mx + ox * HARBOR_OUT, my + oy * HARBOR_OUT
         xs += [bx - _BADGE_HALF[0], bx + _BADGE_HALF[0]]
         ys += [by - _BADGE_HALF[1], by + _BADGE_HALF[1]]
-    return min(xs), min(ys), max(xs), max(ys)
+    return _Shape(tuple(harbors), max(-min(xs), max(xs)), max(-min(ys), max(ys)))
 
 
-_MIN_X, _MIN_Y, _MAX_X, _MAX_Y = _extent()
+_SHAPES: dict[str, _Shape] = {}
 _PAD = 0.12  # hex units of sea around everything
+
+
+def _shape(geo: Geometry) -> _Shape:
+    shape = _SHAPES.get(geo.name)
+    if shape is None:
+        shape = _SHAPES[geo.name] = _shape_of(geo)
+    return shape
 
 
 class BoardLayout:
@@ -142,27 +148,34 @@ class BoardLayout:
     ``fit``: the part of ``rect`` the whole island fits into at ``zoom`` 1. With
     ``zoom`` > 1 the island is that much larger (a "world" of ``rect``'s size
     times ``zoom``) and ``pan`` (world pixels) says which part of it ``rect``
-    shows; every position (and so every hit test) is in screen pixels."""
+    shows; every position (and so every hit test) is in screen pixels.
+    ``geo``: the board's geometry (the 30-hex board of 5–6 players is drawn
+    with its rows across, like the 19-hex one)."""
 
     def __init__(self, rect: pygame.Rect, fit: pygame.Rect | None = None, zoom: float = 1.0,
-                 pan: tuple[float, float] = (0.0, 0.0)) -> None:
+                 pan: tuple[float, float] = (0.0, 0.0), geo: Geometry = BASE) -> None:
         self.rect = pygame.Rect(rect)
         self.fit = pygame.Rect(fit) if fit is not None else pygame.Rect(rect)
         self.zoom = zoom
         self.pan = pan
+        self.geo = geo
+        shape = _shape(geo)
         # the island is centred (harbors are not symmetric, so fit the larger side twice)
-        w_units = 2 * (max(-_MIN_X, _MAX_X) + _PAD)
-        h_units = 2 * (max(-_MIN_Y, _MAX_Y) + _PAD)
+        w_units = 2 * (shape.half_w + _PAD)
+        h_units = 2 * (shape.half_h + _PAD)
         self.base_size = max(4.0, min(self.fit.w / w_units, self.fit.h / h_units))
         self.size = self.base_size * zoom
-        self.origin = (self.rect.x + (self.fit.centerx - self.rect.x) * zoom - pan[0],
-                       self.rect.y + (self.fit.centery - self.rect.y) * zoom - pan[1])
-        self.hex_xy = [self.to_px(p) for p in HEX_POS]
-        self.node_xy = [self.to_px(p) for p in NODE_POS]
-        self.edge_xy = [self.to_px(p) for p in EDGE_POS]
-        self.edge_ends = [(self.node_xy[a], self.node_xy[b]) for a, b in EDGE_NODES]
-        self.harbor_xy = [self.to_px((m[0] + o[0] * HARBOR_OUT, m[1] + o[1] * HARBOR_OUT))
-                          for m, o in _HARBORS]
+        cx, cy = geo.centre
+        self.origin = (self.rect.x + (self.fit.centerx - self.rect.x) * zoom - pan[0]
+                       - cx * self.size,
+                       self.rect.y + (self.fit.centery - self.rect.y) * zoom - pan[1]
+                       - cy * self.size)
+        self.hex_xy = [self.to_px(p) for p in geo.hex_pos]
+        self.node_xy = [self.to_px(p) for p in geo.node_pos]
+        self.edge_xy = [self.to_px(p) for p in geo.edge_pos]
+        self.edge_ends = [(self.node_xy[a], self.node_xy[b]) for a, b in geo.edge_nodes]
+        self.harbor_xy = [self.to_px((m[0] + cx + o[0] * HARBOR_OUT, m[1] + cy + o[1] * HARBOR_OUT))
+                          for m, o in shape.harbors]
 
     def world(self) -> BoardLayout:
         """The same island on the whole zoomed world (its own pixels, no pan): what the
@@ -172,7 +185,7 @@ class BoardLayout:
         fit = pygame.Rect(round((self.fit.x - self.rect.x) * z),
                           round((self.fit.y - self.rect.y) * z),
                           round(self.fit.w * z), round(self.fit.h * z))
-        return BoardLayout(pygame.Rect(0, 0, w, h), fit)
+        return BoardLayout(pygame.Rect(0, 0, w, h), fit, geo=self.geo)
 
     def to_px(self, p: Point) -> Point:
         return (self.origin[0] + p[0] * self.size, self.origin[1] + p[1] * self.size)
@@ -188,7 +201,7 @@ class BoardLayout:
     def hit_node(self, pos: Point, candidates: Collection[int] | None = None) -> int | None:
         """The node within tolerance of ``pos`` (nearest), among ``candidates``."""
         best, best_d = None, NODE_TOLERANCE * self.size
-        for n in (range(NUM_NODES) if candidates is None else candidates):
+        for n in (range(self.geo.num_nodes) if candidates is None else candidates):
             x, y = self.node_xy[n]
             d = math.hypot(pos[0] - x, pos[1] - y)
             if d <= best_d:
@@ -199,7 +212,7 @@ class BoardLayout:
         """The edge whose segment passes within tolerance of ``pos`` (nearest)."""
         best, best_d = None, EDGE_TOLERANCE * self.size
         best_mid = math.inf
-        for e in (range(NUM_EDGES) if candidates is None else candidates):
+        for e in (range(self.geo.num_edges) if candidates is None else candidates):
             (ax, ay), (bx, by) = self.edge_ends[e]
             d = _segment_distance(pos, (ax, ay), (bx, by), 0.12)
             mid = math.hypot(pos[0] - self.edge_xy[e][0], pos[1] - self.edge_xy[e][1])
@@ -210,7 +223,7 @@ class BoardLayout:
     def hit_hex(self, pos: Point, candidates: Collection[int] | None = None) -> int | None:
         """The hex under ``pos`` (the nearest centre, inside its hexagon)."""
         best, best_d = None, math.inf
-        for h in range(NUM_HEXES):
+        for h in range(self.geo.num_hexes):
             x, y = self.hex_xy[h]
             d = math.hypot(pos[0] - x, pos[1] - y)
             if d < best_d:
@@ -297,17 +310,34 @@ class BoardView:
         self.pan: tuple[float, float] = (0.0, 0.0)
         self.static_builds = 0
         self.last_static_ms = 0.0
+        self.geo: Geometry = BASE
+
+    def use_board(self, board: dict[str, Any]) -> None:
+        """Lay out the geometry of ``board`` (a view's: 19 hexes, or 30 with 5–6
+        players) from now on."""
+        try:
+            geo = geometry_of(len(board["terrain"]))
+        except ValueError:
+            return  # not a board we know: keep the current one
+        if geo is not self.geo:
+            self.geo = geo
+            lay = self.layout
+            if lay is not None:
+                self.layout = None
+                self.zoom, self.pan = 1.0, (0.0, 0.0)
+                self._sprites.clear()
+                self.set_rect(lay.rect, lay.fit)
 
     def set_rect(self, rect: pygame.Rect, fit: pygame.Rect | None = None) -> BoardLayout:
         """Draw into ``rect``, the island fitted into ``fit`` (default: all of ``rect``)."""
         fit = rect if fit is None else fit
         lay = self.layout
         if (lay is None or lay.rect != rect or lay.fit != fit or lay.zoom != self.zoom
-                or lay.pan != self.pan):
+                or lay.pan != self.pan or lay.geo is not self.geo):
             if lay is not None and (lay.rect != rect or lay.fit != fit):
                 self.zoom, self.pan = 1.0, (0.0, 0.0)  # a new size: the whole island again
             self.pan = self._clamp(self.pan, rect, self.zoom)
-            self.layout = BoardLayout(rect, fit, self.zoom, self.pan)
+            self.layout = BoardLayout(rect, fit, self.zoom, self.pan, self.geo)
             if lay is None or abs(lay.size - self.layout.size) > 1e-9:
                 self._sprites.clear()  # (panning keeps the sprites: same sizes)
         assert self.layout is not None
@@ -415,26 +445,27 @@ class BoardView:
             pygame.draw.arc(big, wave, (wx - r, wy - r / 2, 2 * r, r), 0.3, math.pi - 0.3,
                             max(1, round(f * 1.2)))
         # harbor piers under the island's beach
+        geo = lay.geo
         for i in range(len(board["harbors"])):
             bx, by = P(lay.harbor_xy[i])
-            for n in EDGE_NODES[HARBOR_EDGES[i]]:
+            for n in geo.edge_nodes[geo.harbor_edges[i]]:
                 nx, ny = P(lay.node_xy[n])
                 thick_line(big, (96, 66, 40), (nx, ny), (bx, by), sz * 0.085)
                 thick_line(big, (150, 108, 66), (nx, ny), (bx, by), sz * 0.05)
         # the beach: every hex a little larger, in sand
-        for h_id in range(NUM_HEXES):
+        for h_id in range(geo.num_hexes):
             cx, cy = P(lay.hex_xy[h_id])
             aa_polygon(big, SAND_DARK, hex_points(cx, cy, sz * 1.13))
-        for h_id in range(NUM_HEXES):
+        for h_id in range(geo.num_hexes):
             cx, cy = P(lay.hex_xy[h_id])
             aa_polygon(big, SAND, hex_points(cx, cy, sz * 1.08))
         # terrain tiles
-        for h_id in range(NUM_HEXES):
+        for h_id in range(geo.num_hexes):
             cx, cy = P(lay.hex_xy[h_id])
             tile = _terrain_tile(board["terrain"][h_id], sz, h_id)
             big.blit(tile, (round(cx - tile.get_width() / 2), round(cy - tile.get_height() / 2)))
         # number token discs and pips (text comes after the downscale)
-        for h_id in range(NUM_HEXES):
+        for h_id in range(geo.num_hexes):
             num = board["numbers"][h_id]
             if not num:
                 continue
@@ -461,7 +492,7 @@ class BoardView:
         surf = pygame.transform.smoothscale(big, rect.size)
         # text at the final size (already anti-aliased by the font renderer)
         num_font = self._font_fn(max(9, round(lay.size * 0.3)), True)
-        for h_id in range(NUM_HEXES):
+        for h_id in range(geo.num_hexes):
             num = board["numbers"][h_id]
             if not num:
                 continue
@@ -501,6 +532,7 @@ class BoardView:
         a glow around the number tokens that produced on this turn's roll and a halo
         under the latest piece built. ``hide``: a piece (``("edge", e)`` or
         ``("node", n)``) left out, because :meth:`draw_piece` fades it in."""
+        self.use_board(view["board"])
         lay = self.layout
         assert lay is not None
         surface.blit(self.static_surface(view["board"]), lay.rect.topleft,
@@ -515,11 +547,11 @@ class BoardView:
                     x, y = lay.hex_xy[h_id]
                     surface.blit(glow, (round(x - glow.get_width() / 2),
                                         round(y - glow.get_height() / 2)))
-        if piece is not None and piece[0] == "edge" and 0 <= piece[1] < NUM_EDGES:
+        if piece is not None and piece[0] == "edge" and 0 <= piece[1] < lay.geo.num_edges:
             halo = self._edge_halo_sprite(lay.edge_angle(piece[1]))
             x, y = lay.edge_xy[piece[1]]
             surface.blit(halo, (round(x - halo.get_width() / 2), round(y - halo.get_height() / 2)))
-        if piece is not None and piece[0] == "node" and 0 <= piece[1] < NUM_NODES:
+        if piece is not None and piece[0] == "node" and 0 <= piece[1] < lay.geo.num_nodes:
             halo = self._halo_sprite()
             x, y = lay.node_xy[piece[1]]
             surface.blit(halo, (round(x - halo.get_width() / 2), round(y - halo.get_height() / 2)))

@@ -30,7 +30,7 @@ from protocol.rules.chance import CommittedChance, new_committed_game
 
 from .model import ClientModel
 
-NAMES = ("Aiko", "Ben", "Chie", "Dan")
+NAMES = ("Aiko", "Ben", "Chie", "Dan", "Emi", "Finn")
 CHAT = {
     "en": [(1, "anyone have ore? I can give wool"), (0, "maybe next turn :)"),
            (3, "gg so far"), (1, "that robber again...")],
@@ -42,11 +42,17 @@ CHAT = {
 def canned_model(seat: int | None = 0, *, players: int = 4, seed: int = 11, turn: int = 40,
                  lang: str = "en", settings: dict[str, Any] | None = None) -> ClientModel:
     """A model at ``seat`` (None: a spectator) in the main phase of seat 0's turn
-    at or after ``turn``; the log, dice histogram and a little chat included."""
+    at or after ``turn`` (with 5 or 6 players: seat 0 building in a special
+    building phase); the log, dice histogram and a little chat included."""
 
     def mid_game(s: GameState) -> bool:
         if s.phase == Phase.GAME_OVER:
             return True
+        if players >= 5:  # seat 0 may build in the special building phase (R-56-8)
+            if s.current == 0 and s.phase == Phase.SPECIAL_BUILD and s.turn >= turn:
+                names = {a.name for a in legal_actions(s, 0)}
+                return "build_road" in names or s.turn >= turn + 40
+            return False
         if s.current == 0 and s.phase == Phase.MAIN and s.turn >= turn:
             names = {a.name for a in legal_actions(s, 0)}
             return "build_settlement" in names or "build_road" in names or s.turn >= turn + 40

@@ -138,6 +138,8 @@ def describe(event: dict[str, Any], tr: Tr, name: Callable[[int | None], str],
         return [line("turn_started", turn=event["turn"])]
     if t == "turn_ended":
         return [line("turn_ended")]
+    if t == "special_build_started":
+        return [line("special_build_started")]
     if t == "dice_rolled":
         a, b = event["dice"]
         return [line("dice_rolled", a=a, b=b, total=a + b)]

@@ -833,7 +833,7 @@ class CreateTableDialog(Scene):
         self.name_input = TextInput(pygame.Rect(0, 0, 10, 10), "",
                                     tr("lobby.create.name_default",
                                        name=lobby.name_input.text or "?"), max_len=32)
-        self.players_stepper = Stepper(pygame.Rect(0, 0, 10, 10), 4, 2, 4,
+        self.players_stepper = Stepper(pygame.Rect(0, 0, 10, 10), 4, 2, 6,
                                        fmt=lambda n: str(n), on_change=self._players)
         self.vp_stepper = Stepper(pygame.Rect(0, 0, 10, 10), 10, 3, 20)
         self.timer_selector = Selector(pygame.Rect(0, 0, 10, 10), [
@@ -845,7 +845,7 @@ class CreateTableDialog(Scene):
         first = self.kinds.index("heuristic") if lobby.play is not None else 0
         self.seat_selectors = [
             Selector(pygame.Rect(0, 0, 10, 10), self._kind_options(), first, wrap=True)
-            for _ in range(3)]
+            for _ in range(5)]  # seats 2 to 6 (five and six players: R-56)
         self.create_button = Button(pygame.Rect(0, 0, 10, 10), tr("lobby.create.create"),
                                     self.submit)
         self.cancel_button = Button(pygame.Rect(0, 0, 10, 10), tr("common.cancel"), self.cancel)
@@ -858,6 +858,7 @@ class CreateTableDialog(Scene):
 
     def _players(self, n: int) -> None:
         self.players = n
+        self._layout(self.ctx.options.get("size", (1280, 800)))
 
     def seat_kinds(self) -> list[str]:
         """The chosen kind of seats 2..players (seat 1 is the creator's)."""
@@ -899,16 +900,24 @@ class CreateTableDialog(Scene):
         self.rect = pygame.Rect(0, 0, min(720, w - 40), min(640, h - 40))
         self.rect.center = (w // 2, h // 2)
         inner = self.rect.inflate(-48, -48)
-        x, y = inner.x, inner.y + 50
         label_w = 210
         field_w = inner.w - label_w
+        # Five or six players (R-56) need five seat rows: in a short window the
+        # rows close up, and the seats take two columns.
+        seats = max(4, self.players)
+        checks = (len(self.checks) + 1) // 2 * 34 + 12
+        tall_need = 50 + 4 * 46 + checks + seats * 40 + 8 + 26 + 42
+        compact = tall_need > inner.h
+        two_cols = compact and self.players > 4
+        row_h, row_gap = (32, 6) if compact else (36, 10)
+        x, y = inner.x, inner.y + (44 if compact else 50)
         self.rows: list[tuple[str, int]] = []
 
-        def row(key: str, height: int = 36) -> pygame.Rect:
+        def row(key: str, height: int = row_h) -> pygame.Rect:
             nonlocal y
             self.rows.append((key, y + height // 2))
             r = pygame.Rect(x + label_w, y, field_w, height)
-            y += height + 10
+            y += height + row_gap
             return r
 
         self.name_input.rect = row("lobby.create.name")
@@ -920,17 +929,35 @@ class CreateTableDialog(Scene):
         self.rules_y = y + 4
         self.rows.append(("lobby.create.rules", y + 16))
         col_w = field_w // 2
+        check_step = 30 if compact else 34
         for i, box in enumerate(self.checks.values()):
-            box.rect = pygame.Rect(x + label_w + (i % 2) * col_w, y + (i // 2) * 34, col_w - 8, 30)
-        y += (len(self.checks) + 1) // 2 * 34 + 12
+            box.rect = pygame.Rect(x + label_w + (i % 2) * col_w, y + (i // 2) * check_step,
+                                   col_w - 8, check_step - 4)
+        y += (len(self.checks) + 1) // 2 * check_step + (6 if compact else 12)
         self.seats_y = y
-        self.rows.append(("lobby.create.seats", y + 16))
-        for i, sel in enumerate(self.seat_selectors):
-            sel.rect = pygame.Rect(x + label_w + 110, y + 40 * (i + 1), field_w - 110, 34)
-        self.you_pos = (x + label_w, y + 16)
         self.create_button.rect = pygame.Rect(inner.right - 150, inner.bottom - 42, 150, 42)
         self.cancel_button.rect = pygame.Rect(inner.right - 310, inner.bottom - 42, 150, 42)
-        self.note_pos = (x + label_w, y + 40 * 4 + 8)
+        self.note_w = self.rect.right - 24 - (x + label_w)
+        if two_cols:
+            # seats 1-3 on the left, 4-6 on the right (their labels say "seat n": no
+            # heading row), the note beside the buttons
+            half = (inner.w - 12) // 2
+            step = max(30, min(40, (self.create_button.rect.y - 4 - y) // 3))
+            for i, sel in enumerate(self.seat_selectors):
+                col, line = (i + 1) // 3, (i + 1) % 3
+                sel.rect = pygame.Rect(x + col * (half + 12) + 110, y + step * line,
+                                       half - 110, step - 5)
+            self.you_pos = (x, y + (step - 5) // 2)
+            self.note_pos = (x, self.create_button.rect.y + 12)
+            self.note_w = self.cancel_button.rect.x - 12 - x
+            return
+        self.rows.append(("lobby.create.seats", y + 16))
+        step = 36 if compact else 40
+        tall = step - 6
+        for i, sel in enumerate(self.seat_selectors):
+            sel.rect = pygame.Rect(x + label_w + 110, y + step * (i + 1), field_w - 110, tall)
+        self.you_pos = (x + label_w, y + 16)
+        self.note_pos = (x + label_w, y + step * seats + 8)
 
     def next_frame(self) -> float | None:
         return 0.5 if self.name_input.focused else None
@@ -982,20 +1009,21 @@ class CreateTableDialog(Scene):
         self.timer_selector.draw(surface, f)
         for box in self.checks.values():
             box.draw(surface, font(15))
-        sx = self.seat_selectors[0].rect.x - 110
+        sx = self.you_pos[0]
         draw_text(surface, f, tr("lobby.seat", n=1), (sx, self.you_pos[1]), TEXT_DIM, "midleft")
         pygame.draw.circle(surface, palette.seat_color(0), (sx + 90, self.you_pos[1]), 8)
         pygame.draw.circle(surface, PANEL_EDGE, (sx + 90, self.you_pos[1]), 8, 1)
         draw_text(surface, font(17, True), tr("lobby.create.seat_you"),
                   (sx + 110, self.you_pos[1]), TEXT, "midleft")
         for i, sel in enumerate(self.seat_selectors[: self.players - 1]):
+            sx = sel.rect.x - 110
             draw_text(surface, f, tr("lobby.seat", n=i + 2), (sx, sel.rect.centery), TEXT_DIM,
                       "midleft")
             pygame.draw.circle(surface, palette.seat_color(i + 1), (sx + 90, sel.rect.centery), 8)
             pygame.draw.circle(surface, PANEL_EDGE, (sx + 90, sel.rect.centery), 8, 1)
             sel.draw(surface, f)
         draw_text(surface, font(14), fit_text(font(14), tr("lobby.create.bots_last"),
-                                              self.rect.right - 24 - self.note_pos[0]),
+                                              self.note_w),
                   self.note_pos, TEXT_DIM)
         self.cancel_button.draw(surface, font(18))
         self.create_button.draw(surface, font(18, True))

@@ -51,8 +51,9 @@ VERIFIED_SECRET = bytes(range(64))
 same picture every time)."""
 
 
-def screenshot_model(scene: str, lang: str = "en") -> Any:
-    """The model a screenshot shows (see :data:`SCENES`)."""
+def screenshot_model(scene: str, lang: str = "en", players: int = 4) -> Any:
+    """The model a screenshot shows (see :data:`SCENES`); ``players``: of the
+    table scenes (5 or 6: seat 0 in a special building phase)."""
     from protocol.rules import Phase
 
     from .canned import CHAT, NAMES, model_from_state, play_until
@@ -78,7 +79,7 @@ def screenshot_model(scene: str, lang: str = "en") -> Any:
 
         state, history = play_until(answering, seed=11, max_steps=1 << 30)
     else:
-        return canned_model(0, lang=lang)
+        return canned_model(0, lang=lang, players=players)
     seat = state.trade.status.index(0) if scene == "trade" and state.trade else 0
     m = model_from_state(state, seat, history, table="canned", session="canned",
                          kinds=["human" if q in (0, 1, seat) else "bot" for q in range(4)],
@@ -96,7 +97,8 @@ def screenshot_model(scene: str, lang: str = "en") -> Any:
 
 
 def render_screenshot(path: str | os.PathLike[str], lang: str = "en",
-                      size: tuple[int, int] = (1280, 800), scene: str = "table") -> Path:
+                      size: tuple[int, int] = (1280, 800), scene: str = "table",
+                      players: int = 4) -> Path:
     """Draw ``scene`` (:data:`SCENES`) at ``size`` and save it as a PNG at ``path``."""
     from . import palette
     from .table_scene import TableScene
@@ -107,7 +109,7 @@ def render_screenshot(path: str | os.PathLike[str], lang: str = "en",
     previous = palette.name()
     palette.use("colorblind" if scene == "colorblind" else "standard")
     try:
-        model = screenshot_model(scene, lang)
+        model = screenshot_model(scene, lang, players)
         ctx, _shown = make_context(model, lang)
         ctx.options["size"] = size
         table = TableScene(ctx)

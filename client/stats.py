@@ -34,7 +34,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-MAX_SEATS = 4
+MAX_SEATS = 6  # five and six players
 VICTORY_POINT_CARD = 4
 
 

@@ -132,12 +132,21 @@ def mark_points(shape: str, cx: float, cy: float, r: float) -> list[Point] | Non
     if shape == "diamond":
         k = r * 1.2
         return [(cx, cy - k), (cx + k, cy), (cx, cy + k), (cx - k, cy)]
+    if shape == "pentagon":
+        k = r * 1.08
+        return [(cx + k * math.cos(math.radians(-90 + 72 * i)),
+                 cy + k * math.sin(math.radians(-90 + 72 * i))) for i in range(5)]
+    if shape == "star":  # a five-pointed star
+        return [(cx + (r * 1.25 if i % 2 == 0 else r * 0.55) * math.cos(math.radians(-90 + 36 * i)),
+                 cy + (r * 1.25 if i % 2 == 0 else r * 0.55) * math.sin(math.radians(-90 + 36 * i)))
+                for i in range(10)]
     return None
 
 
 def draw_mark(surface: pygame.Surface, shape: str, center: Point, r: float,
               color: Sequence[int], edge: Sequence[int] | None = None) -> None:
-    """A seat's mark (circle, triangle, square or diamond), ``edge``: an outline."""
+    """A seat's mark (circle, triangle, square, diamond, pentagon or star),
+    ``edge``: an outline."""
     cx, cy = center
     if edge is not None:
         pts = mark_points(shape, cx, cy, r + max(1.0, r * 0.3))

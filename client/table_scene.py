@@ -475,7 +475,7 @@ class TableScene(Scene):
         if event.type == pygame.VIDEORESIZE:
             self.resized((event.w, event.h))
             return False
-        if self.has_chat and self.chat.handle(event):
+        if self.has_chat and not self._chat_covered() and self.chat.handle(event):
             return True
         if self.trade_panel.handle(event):
             return True
@@ -588,7 +588,7 @@ class TableScene(Scene):
         for btn in self.buttons.values():
             btn.draw(surface, self.ui, 17 if btn.primary else 13)
         self._draw_reason(surface)  # over the buttons: a tip may reach the row above
-        if self.has_chat:
+        if self.has_chat and not self._chat_covered():
             self.chat.draw(surface, self.ui, self.ctx.tr("table.chat_placeholder"))
         if self.focus.visible and self.ctx.stack.top is self:
             self.focus.draw(surface, self.focus_stops(), self.ui.scale)
@@ -640,6 +640,7 @@ class TableScene(Scene):
             chrome.set_clip(regions[name])
             chrome.fill(TABLE_BG)
             if name == "board":
+                self.board.use_board(view["board"])
                 self.board.set_rect(r["board"], r["island"])
                 self.board.draw_base(chrome, view, self._last_move, self.piece_new)
             elif name == "top":
@@ -700,21 +701,31 @@ class TableScene(Scene):
         x0, inner = w - rw + pad, rw - 2 * pad
         players = self._players()
         self._layout_players = players
-        ph = px(74)
-        r["players"] = pygame.Rect(x0, pad, inner, players * (ph + px(6)) - px(6))
+        # Five or six seats (R-56): lower seat panels and dice chart; where the
+        # window is too short for the log as well, the chart gives way.
+        big = players >= 5
+        ph = px(66) if big else px(74)
+        gap_p = px(4) if big else px(6)
+        r["players"] = pygame.Rect(x0, pad, inner, players * (ph + gap_p) - gap_p)
         for q in range(players):
-            r[f"player{q}"] = pygame.Rect(x0, pad + q * (ph + px(6)), inner, ph)
+            r[f"player{q}"] = pygame.Rect(x0, pad + q * (ph + gap_p), inner, ph)
         y = r["players"].bottom + px(8)
-        r["histogram"] = pygame.Rect(x0, y, inner, px(92))
-        y = r["histogram"].bottom + px(8)
+        hist_h = px(72) if big else px(92)
+        if big and h - pad - (y + hist_h + px(8)) < px(200):
+            hist_h = 0
+        r["histogram"] = pygame.Rect(x0, y, inner, hist_h)
+        y = r["histogram"].bottom + (px(8) if hist_h else 0)
         rest = h - pad - y
         chat_h = max(px(110), round(rest * 0.36)) if self.has_chat else 0
         r["log"] = pygame.Rect(x0, y, inner, rest - chat_h - (px(8) if chat_h else 0))
         r["chat"] = pygame.Rect(x0, r["log"].bottom + px(8), inner, chat_h)
         self.chat.rect = pygame.Rect(r["chat"].x + px(8), r["chat"].bottom - px(36),
                                      r["chat"].w - px(16), px(28))
+        # the trade panel grows over the dice chart and the log; with six seats in a
+        # short window (no dice chart) it may cover the chat too, while it is open
+        trade_bottom = (h - pad) if big and not hist_h else r["chat"].y - px(8)
         self.trade_panel.layout(pygame.Rect(x0, r["histogram"].y, inner,
-                                            r["chat"].y - r["histogram"].y - px(8)))
+                                            trade_bottom - r["histogram"].y))
         # bottom: hand and the two big buttons above, build and action buttons below
         b = r["bottom"]
         row_a = pygame.Rect(b.x + pad, b.y + pad, b.w - 2 * pad, px(86))
@@ -765,8 +776,15 @@ class TableScene(Scene):
                                                    rw_, top - px(16))
         self.rects = r
         self.ui.dialog_area = r["left"]
+        if self.ctx.model.view is not None:
+            self.board.use_board(self.ctx.model.view["board"])
         self.board.set_rect(r["board"], r["island"])
         self._derived_key = None
+
+    def _chat_covered(self) -> bool:
+        """The open trade panel covers the chat line (six seats in a short window):
+        the chat waits until the trade is over."""
+        return self.trade_panel.visible and self.trade_panel.rect.colliderect(self.chat.rect)
 
     def _players(self) -> int:
         view = self.ctx.model.view
@@ -797,11 +815,12 @@ class TableScene(Scene):
         ghost = None
         color: Color = owner_color(me, self._players()) if me is not None else (255, 255, 255)
         owner = me
-        if self.mode is not None and (phase != "main" or not any(
+        building = phase in ("main", "special_build")  # R-56-8: after another's turn too
+        if self.mode is not None and (not building or not any(
                 type(a) is {"road": BuildRoad, "settlement": BuildSettlement,
                             "city": BuildCity}[self.mode] for a in legal)):
             self.mode = None
-        if phase == "main":
+        if building:
             if self.mode == "road":
                 spots = {("edge", a.edge): a for a in legal if isinstance(a, BuildRoad)}
                 ghost = "road"
@@ -857,10 +876,12 @@ class TableScene(Scene):
         types = {type(a) for a in legal}
         b = self.buttons
         seated = self.ctx.model.seat is not None and view is not None
-        main = view is not None and view.get("phase") == "main"
+        phase = view.get("phase") if view is not None else None
+        main = phase in ("main", "special_build")  # R-56-8: building, in a turn or after one
         b["roll"].enabled = RollDice in types
         b["end"].enabled = EndTurn in types or StopRoadBuilding in types
         end_label = ("table.btn.stop_roads" if StopRoadBuilding in types
+                     else "table.btn.pass" if phase == "special_build"
                      else BUTTON_LABELS["end"])
         if b["end"].label != self.ctx.tr(end_label):
             b["end"].label = self.ctx.tr(end_label)
@@ -904,7 +925,7 @@ class TableScene(Scene):
             general = tr("table.why.not_your_turn", name=self.ui.seat_name(view.get("current")))
         elif phase == "pre_roll":
             general = tr("table.why.roll_first")
-        elif phase != "main":
+        elif phase not in ("main", "special_build"):
             general = tr("table.why.finish_first")
         else:
             general = ""
@@ -1439,6 +1460,9 @@ class TableScene(Scene):
         label = self.ctx.tr("table.turn", n=view.get("turn", 0))
         if str(view.get("phase", "")).startswith("setup"):
             label = self.ctx.tr("table.setup")
+        elif view.get("special_from") is not None:  # R-56-8: after whose turn
+            label = self.ctx.tr("table.turn_special", n=view.get("turn", 0),
+                                name=self.ui.seat_name(view["special_from"]))
         turn = t.render(label, 14, (200, 210, 222), True)
         surface.blit(turn, (right - turn.get_width(), cy - turn.get_height() // 2))
         right -= turn.get_width() + px(12)
@@ -1566,10 +1590,11 @@ class TableScene(Scene):
         scores = (m.game_over or {}).get("scores") or []
         if q < len(scores) and isinstance(scores[q], int):
             vp = scores[q]
-        vp_img = t.render(str(vp), 24, INK, True)
+        vp_img = t.render(str(vp), 24 if rect.h >= px(74) else 20, INK, True)
         vx = rect.right - px(12) - vp_img.get_width()
         surface.blit(vp_img, (vx, rect.y + px(4)))
-        t.draw(surface, self.ctx.tr("table.vp"), (rect.right - px(12), rect.y + px(34)), 10,
+        vp_y = rect.y + (px(34) if rect.h >= px(74) else px(30))  # lower panels: 5-6 seats
+        t.draw(surface, self.ctx.tr("table.vp"), (rect.right - px(12), vp_y), 10,
                INK_SOFT, True, "topright")
         you = view.get("you")
         if q == m.seat and you is not None and you["vp_total"] != vp and not scores:
@@ -1600,7 +1625,8 @@ class TableScene(Scene):
         for label, bc in badges:
             img = t.render(label, 10, (255, 255, 255), True)
             pill = pygame.Rect(0, 0, img.get_width() + px(10), img.get_height() + px(4))
-            pill.bottomright = (bx, rect.bottom - px(6))
+            # (lower in the lower panels of five and six seats: clear of "VP")
+            pill.bottomright = (bx, rect.bottom - (px(6) if rect.h >= px(74) else px(2)))
             if pill.x < x:
                 break
             pygame.draw.rect(surface, bc, pill, border_radius=px(4))
@@ -1611,6 +1637,8 @@ class TableScene(Scene):
         t = self.ui.text
         px = self.ui.px
         r = self.rects["histogram"]
+        if r.h <= 0:  # no room for it (six seats in a small window)
+            return
         panel(surface, r, PANEL_BG, CARD_EDGE, px(10), solid_shadow=TABLE_SHADOW)
         m = self.ctx.model
         total = sum(m.dice)

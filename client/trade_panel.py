@@ -35,6 +35,7 @@ from protocol.rules import (
     RejectTrade,
     WithdrawProposal,
 )
+from protocol.wire.messages import MAX_SEATS
 
 from .board_view import owner_color
 from .describe import cards_text, reason_text
@@ -77,10 +78,10 @@ class TradePanel:
             "counter": TButton("counter", "", counter),
             "withdraw": TButton("withdraw", "", lambda: self._send(CancelTrade())),
         }
-        for q in range(4):
+        for q in range(MAX_SEATS):
             self.buttons[f"confirm{q}"] = TButton(f"confirm{q}", "", partial(self._confirm, q),
                                                   primary=True)
-        for q in range(4):  # the current player's answers to seat q's proposal
+        for q in range(MAX_SEATS):  # the current player's answers to seat q's proposal
             self.buttons[f"p_accept{q}"] = TButton(
                 f"p_accept{q}", "", partial(self._send_quietly, AcceptProposal(q)), primary=True)
             self.buttons[f"p_reject{q}"] = TButton(
@@ -307,9 +308,9 @@ class TradePanel:
         tr = self.ui.ctx.tr
         for name, key in self._labels.items():
             self.buttons[name].label = tr(key)
-        for q in range(4):
+        for q in range(MAX_SEATS):
             self.buttons[f"confirm{q}"].label = tr("table.dlg.confirm")
-        for q in range(4):
+        for q in range(MAX_SEATS):
             self.buttons[f"p_accept{q}"].label = tr("table.dlg.accept")
             self.buttons[f"p_reject{q}"].label = tr("table.dlg.reject")
             self.buttons[f"p_counter{q}"].label = tr("table.dlg.counter_btn")

@@ -109,7 +109,11 @@ def _play(args: argparse.Namespace) -> int:
 
     from .play import play_window
 
-    bots = args.bots or [bot_for_level(args.level)] * 3
+    if args.bots and args.players and len(args.bots) != args.players - 1:
+        print(f"kaitaku play: --players {args.players} takes {args.players - 1} bots",
+              file=sys.stderr)
+        return 2
+    bots = args.bots or [bot_for_level(args.level)] * ((args.players or 4) - 1)
     return play_window(bots, name=args.name, lang=args.lang or _lang(),
                        vp=args.vp, sea3d=args.sea3d, seed=args.seed, timer=args.timer,
                        balanced_dice=args.balanced_dice)
@@ -128,7 +132,8 @@ def _client(args: argparse.Namespace) -> int:
     if args.screenshot:
         from client.screenshot import render_screenshot
 
-        render_screenshot(args.screenshot, lang=lang, size=(1280, 800), scene=args.scene)
+        render_screenshot(args.screenshot, lang=lang, size=(1280, 800), scene=args.scene,
+                          players=args.players)
         print(f"wrote {args.screenshot}")
         return 0
     from client.app import App, NoDisplay
@@ -565,7 +570,7 @@ def build_parser() -> argparse.ArgumentParser:
     bsub = bench.add_subparsers(dest="what", required=True)
     eng = bsub.add_parser("engine", help="random-bot games in-process (engine speed)")
     eng.add_argument("--games", type=int, default=200)
-    eng.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
+    eng.add_argument("--players", type=int, default=4, choices=(2, 3, 4, 5, 6))
     eng.add_argument("--seed", type=int, default=1)
     eng.add_argument("--json", action="store_true", help="print one JSON object")
     eng.add_argument("--catanatron-python", metavar="PYTHON",
@@ -576,7 +581,7 @@ def build_parser() -> argparse.ArgumentParser:
     bsrv = bsub.add_parser("server", help="random-bot games over loopback TCP (server speed)")
     bsrv.add_argument("--games", type=int, default=50)
     bsrv.add_argument("--concurrency", type=int, default=10)
-    bsrv.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
+    bsrv.add_argument("--players", type=int, default=4, choices=(2, 3, 4, 5, 6))
     bsrv.add_argument("--json", action="store_true", help="print one JSON object")
     bsrv.add_argument("--floor", action="store_true",
                       help="also measure the transport floor: a null server and null bots "
@@ -594,9 +599,11 @@ def build_parser() -> argparse.ArgumentParser:
                             "--bots search --opponents heuristic (default: the other --bots)")
     bbots.add_argument("--budget", type=float, default=None, metavar="SECONDS",
                        help="time per decision for searching bots (search; default 0.5)")
-    bbots.add_argument("--players", type=int, default=4, choices=(2, 3, 4),
+    bbots.add_argument("--players", type=int, default=4, choices=(2, 3, 4, 5, 6),
                        help="players a game (2: the official variant with two neutral "
-                            "players, trade tokens and the double roll)")
+                            "players, trade tokens and the double roll; 5 or 6: the "
+                            "extension, on the 30-hex board with the special building "
+                            "phase)")
     bbots.add_argument("--workers", type=int, default=1,
                        help="games played in this many processes (same seeds, same games)")
     bbots.add_argument("--no-trade", action="store_true",
@@ -614,7 +621,7 @@ def build_parser() -> argparse.ArgumentParser:
     bdup.add_argument("--villain", default="greedy")
     bdup.add_argument("--blocks", type=int, default=100,
                       help="blocks per mode (a block: the hero once in every seat)")
-    bdup.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
+    bdup.add_argument("--players", type=int, default=4, choices=(2, 3, 4, 5, 6))
     bdup.add_argument("--seed", type=int, default=1)
     bdup.add_argument("--workers", type=int, default=1)
     bdup.add_argument("--budget", type=float, default=None,
@@ -623,7 +630,7 @@ def build_parser() -> argparse.ArgumentParser:
     bdup.set_defaults(func=_bench_duplicate)
     broll = bsub.add_parser("rollouts", help="search simulations: one-round rollouts and "
                             "full-game playouts per second, fast path vs apply")
-    broll.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
+    broll.add_argument("--players", type=int, default=4, choices=(2, 3, 4, 5, 6))
     broll.add_argument("--seed", type=int, default=1)
     broll.add_argument("--rollouts", type=int, default=200, help="one-round rollouts per path")
     broll.add_argument("--playouts", type=int, default=8, help="full-game playouts per path")
@@ -801,7 +808,7 @@ def build_parser() -> argparse.ArgumentParser:
                          "in (see docs/LEAGUE.md); repeat")
     lg.add_argument("--games", type=int, default=100,
                     help="games in the league, rounded up to balanced blocks (default 100)")
-    lg.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
+    lg.add_argument("--players", type=int, default=4, choices=(2, 3, 4, 5, 6))
     lg.add_argument("--workers", type=int, default=None,
                     help="worker processes (default: CPU count; 1 plays in-process)")
     lg.add_argument("--cluster", default=None, metavar="tcp://HOST:8786",
@@ -905,13 +912,16 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--timer", type=int, default=0, metavar="SECONDS",
                       help="turn timer in seconds (default: none)")
     play.add_argument("--level", choices=tuple(LEVELS), default=DEFAULT_LEVEL,
-                      help="how strong the three bots of the window are: " + ", ".join(
+                      help="how strong the bots of the window are: " + ", ".join(
                           f"{level} ({kind})" for level, kind in LEVELS.items())
                       + f" (default {DEFAULT_LEVEL})")
     play.add_argument("--bots", nargs="+", default=None,
                       choices=("random", "greedy", "heuristic", "search"),
-                      help="the bots by kind instead of --level: in the window 1-3 opponents, "
+                      help="the bots by kind instead of --level: in the window 1-5 opponents, "
                            "with --terminal one per seat (2 bots play the 2-player variant)")
+    play.add_argument("--players", type=int, default=None, choices=(2, 3, 4, 5, 6),
+                      help="players at the table, you included (default 4; 2: the "
+                           "two-player variant; 5 or 6: the extension on the 30-hex board)")
     play.add_argument("--seed", type=int, default=None)
     play.add_argument("--delay", type=float, default=0.0, help="seconds between lines")
     play.add_argument("--vp", type=int, default=10, help="victory points to win")
@@ -937,6 +947,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="with --screenshot: the table in a build mode (default), the "
                           "end-of-game statistics, the trade panel, the colour-blind "
                           "palette, or the dice verified at a game's end")
+    cli.add_argument("--players", type=int, default=4, choices=(2, 3, 4, 5, 6),
+                     help="with --screenshot: players of the sample game (default 4; 5 and "
+                          "6 show a seat in the special building phase)")
     cli.add_argument("--no-discovery", action="store_true",
                      help="do not look for servers on the LAN")
     _tls_flags(cli)

@@ -57,7 +57,7 @@ def add_server_flags(srv: argparse.ArgumentParser) -> None:
     g.add_argument("--ladder", nargs="?", const=DEFAULT_LADDER_DB, default=None,
                    metavar="DB", help="run a live ladder: bots register, connect from "
                    f"anywhere, are matched and rated; its database (default {DEFAULT_LADDER_DB})")
-    g.add_argument("--ladder-players", type=int, default=4, choices=(2, 3, 4),
+    g.add_argument("--ladder-players", type=int, default=4, choices=(2, 3, 4, 5, 6),
                    help="seats of a ladder table (default 4)")
     g.add_argument("--ladder-clock", default=None, metavar="BASE+INC",
                    help="the chess clock of ladder games in seconds (default "

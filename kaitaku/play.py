@@ -192,7 +192,7 @@ class PlayHooks:
         player = str(out.pop("player", "?"))
         out["name"] = Translator(lang)("play.table_name", name=player)[:32]
         settings = like.get("settings") if like else None
-        if isinstance(settings, dict) and settings.get("players") in (2, 3, 4):
+        if isinstance(settings, dict) and settings.get("players") in (2, 3, 4, 5, 6):
             bots = [b for b in like.get("bots") or [] if isinstance(b, str)] if like else []
             fill = bots[-1] if bots else (list(self.create.get("bots") or []) or
                                           ["heuristic"])[-1]
@@ -248,12 +248,13 @@ class PlayHooks:
 
 def play_window(bots: list[str], *, name: str | None, lang: str, vp: int, sea3d: bool,
                 seed: int | None, timer: int = 0, balanced_dice: bool = False) -> int:
-    """Play in the window against ``bots`` (1 to 3 of them); returns the exit code."""
+    """Play in the window against ``bots`` (1 to 5 of them: 4 or 5 play the 5–6
+    player extension); returns the exit code."""
     from client.app import App, NoDisplay, default_name
     from client.state_file import StateFile
 
-    if not 1 <= len(bots) <= 3:
-        print("kaitaku play: give 1 to 3 bots (you take the first seat)", file=sys.stderr)
+    if not 1 <= len(bots) <= 5:
+        print("kaitaku play: give 1 to 5 bots (you take the first seat)", file=sys.stderr)
         return 2
     settings: dict[str, Any] = {"players": len(bots) + 1, "vp_target": vp}
     if sea3d:

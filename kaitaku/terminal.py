@@ -10,7 +10,7 @@ from bots import BUILTIN_BOTS, Bot, play_game
 from protocol.rules import DEV_CARDS, RESOURCES, Action, Event, GameState, Settings
 from protocol.rules import events as ev
 
-SEAT_NAMES = ("赤 Red", "青 Blue", "白 White", "橙 Orange")
+SEAT_NAMES = ("赤 Red", "青 Blue", "白 White", "橙 Orange", "緑 Green", "茶 Brown")
 NEUTRAL_NAMES = ("中立 Neutral-1", "中立 Neutral-2")
 RESOURCE_JA = ("木材", "レンガ", "羊毛", "小麦", "鉱石")
 """The resources' Japanese names, as the game window says them (``table.res.*``)."""
@@ -23,7 +23,8 @@ def _seat_name(q: int | None, players: int = 4, names: Sequence[str] = ()) -> st
     if players == 2 and q >= 2:
         return f"[{NEUTRAL_NAMES[q - 2]}]"
     name = names[q] if q < len(names) and names[q] else ""
-    return f"[{name} {SEAT_NAMES[q % 4]}]" if name else f"[{SEAT_NAMES[q % 4]}]"
+    seat = SEAT_NAMES[q % len(SEAT_NAMES)]
+    return f"[{name} {seat}]" if name else f"[{seat}]"
 
 
 def cards_text(cards: tuple[int, ...]) -> str:
@@ -41,6 +42,8 @@ def describe(e: Event, players: int = 4, names: Sequence[str] = ()) -> str | Non
     match e:
         case ev.TurnStarted(seat=q, turn=t):
             return f"\n— turn {t}: {seat_name(q)} —"
+        case ev.SpecialBuildStarted(seat=q):
+            return f"  special building: {seat_name(q)} may build"
         case ev.DiceRolled(seat=q, dice=(a, b)):
             return f"{seat_name(q)} rolls {a}+{b} = {a + b}"
         case ev.Produced(gains=gains, withheld=w):
@@ -111,8 +114,8 @@ def run(bot_names: list[str], seed: int, delay: float, vp_target: int, sea3d: bo
                     sys.stdout.flush()
                     time.sleep(delay)
 
-    if not 2 <= len(bots) <= 4:
-        out("a game needs 2 to 4 bots")
+    if not 2 <= len(bots) <= 6:
+        out("a game needs 2 to 6 bots")
         return 2
     if sea3d:
         settings = Settings.sea3d(len(bots), vp_target=vp_target, turn_cap=2000)

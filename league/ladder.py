@@ -53,7 +53,13 @@ from protocol.rules import GameLog, RulesError, Settings
 from protocol.rules.chance import SALT_BYTES as CHANCE_SALT
 from protocol.rules.chance import Reveal
 from protocol.wire import clean_text
-from protocol.wire.messages import LADDER_GAMES_MAX, LADDER_MESSAGES, MAX_NAME, MAX_PAGE
+from protocol.wire.messages import (
+    LADDER_GAMES_MAX,
+    LADDER_MESSAGES,
+    MAX_NAME,
+    MAX_PAGE,
+    minor_needed,
+)
 from server.clock import Clock
 from server.session import Session
 from server.table import Table
@@ -1000,6 +1006,11 @@ class Ladder:
         games = msg["games"]
         if not 1 <= games <= LADDER_GAMES_MAX:
             sess.error("bad_settings", f"ladder_ready.games is 1 to {LADDER_GAMES_MAX}")
+            return
+        need = minor_needed({"players": self.config.players})
+        if sess.minor < need:  # 1.4: a 5–6 player ladder seats 1.4 bots only
+            sess.error("version_too_old", f"this ladder's tables are for {self.config.players} "
+                       f"players: they need protocol 1.{need}; your bot speaks 1.{sess.minor}")
             return
         name = clean_text(msg["name"], MAX_NAME)
         if not self._attempts.allow(sess.address, time.monotonic()):

@@ -55,6 +55,7 @@ from protocol.wire.messages import (
     MAX_NAME,
     MAX_PAGE,
     TURN_TIMER_MAX,
+    minor_needed,
 )
 
 from . import table as table_module
@@ -736,6 +737,8 @@ class Server:
             sess.error("bad_resume", "unknown or expired resume token")
             return
         table = self.tables[target[0]]
+        if self._too_old(sess, table.settings.to_dict()):  # 1.4: a 5–6 seat from an old client
+            return
         seat_no = target[1]
         seat = table.seats[seat_no]
         if seat.session is not None and seat.session is not sess:
@@ -764,7 +767,8 @@ class Server:
         games in play, then finished ones; at most MAX_PAGE (a ``tables``
         frame stays far below the frame limit however many tables there are)."""
         order = {"waiting": 0, "playing": 1}
-        tables = sorted(self.tables.values(), key=lambda t: order.get(t.status, 2))
+        tables = sorted((t for t in self.tables.values() if self._speaks(sess, t)),
+                        key=lambda t: order.get(t.status, 2))
         offset = max(0, msg.get("offset") or 0)
         limit = msg.get("limit") or MAX_PAGE
         limit = min(MAX_PAGE, max(1, limit))
@@ -774,6 +778,22 @@ class Server:
             out["total"] = len(tables)
             out["offset"] = offset
         sess.send(out)
+
+    @staticmethod
+    def _speaks(sess: Session, table: Table[Session]) -> bool:
+        """Whether ``sess``'s protocol version can play and draw ``table`` (a 1.3
+        client never sees a 5–6 player table: it is not listed to it)."""
+        return sess.minor >= minor_needed(table.settings.to_dict())
+
+    def _too_old(self, sess: Session, settings: dict[str, Any]) -> bool:
+        """True (and ``sess`` told) if the client's version cannot play a table
+        with ``settings``."""
+        need = minor_needed(settings)
+        if sess.minor >= need:
+            return False
+        sess.error("version_too_old", f"this table needs protocol 1.{need} (5–6 players); "
+                   f"your client speaks 1.{sess.minor}: update it to play or watch")
+        return True
 
     def _open_tables(self, address: str | None = None) -> int:
         return sum(1 for t in self.tables.values() if t.status in ("waiting", "playing")
@@ -803,6 +823,8 @@ class Server:
             clock = Clock.from_settings(checked)
         except (ProtocolError, RulesError, TypeError, ValueError) as exc:
             sess.error("bad_settings", str(exc))
+            return
+        if self._too_old(sess, checked):
             return
         bots = msg.get("bots") or []
         if not all(isinstance(b, str) and b in BOT_KINDS for b in bots):
@@ -860,6 +882,8 @@ class Server:
         if table is None:
             sess.error("no_such_table", f"no table {clip(msg['table'], 64)!r}")
             return
+        if self._too_old(sess, table.settings.to_dict()):
+            return
         i = table.free_seat(msg.get("seat"), sess, msg.get("key"))
         if i is None:
             code = "seat_taken" if msg.get("seat") is not None else "table_full"
@@ -871,6 +895,8 @@ class Server:
         table = self.tables.get(msg["table"])
         if table is None:
             sess.error("no_such_table", f"no table {clip(msg['table'], 64)!r}")
+            return
+        if self._too_old(sess, table.settings.to_dict()):
             return
         lim = self.limits
         if sess not in table.spectators:

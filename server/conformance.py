@@ -6,9 +6,10 @@ scenarios one after the other. For each scenario the client connects (a new
 connection: a bot that plays one game and exits is simply started again, by
 hand, by a loop, or by the kit itself with ``--client CMD``), says hello and
 sends ``join`` (any table id) or ``create_table``; the kit seats it at a
-3-player table of its own whose other seats it plays itself, and plays a
-short game with it (a turn cap ends it after one turn each; the discard
-scenario starts from a prepared position). Views, legal lists and events are
+3-player table of its own (a 6-player one in the ``six`` scenario, protocol
+1.4) whose other seats it plays itself, and plays a short game with it (a
+turn cap ends it after one turn each; the discard and six scenarios start
+from a prepared position). Views, legal lists and events are
 the real ones: the kit runs the rules engine and the server's own encoders
 (:func:`server.table.legal_message`) on a seeded game, so the same client
 meets the same game every time.
@@ -70,6 +71,8 @@ from .table import bounded_legal, legal_message
 log = logging.getLogger("kaitaku.conformance")
 
 PLAYERS = 3
+SIX = 6
+"""The players of the ``six`` scenario's table (R-56, protocol 1.4)."""
 """Every scenario's table has three seats: the client's and two the kit plays."""
 TURN_CAP = 3
 """The scenarios' games end (no winner) once every seat has had one turn."""
@@ -380,7 +383,9 @@ class Play:
 
     @property
     def settings(self) -> Settings:
-        return self.game.settings if self.game is not None else Settings(players=PLAYERS)
+        if self.game is not None:
+            return self.game.settings
+        return Settings(players=self.scenario.players)
 
     def _seats(self) -> list[dict[str, Any]]:
         connected = self.peer is not None and not self.peer.closed
@@ -622,9 +627,10 @@ class Play:
             kind = msg["type"]
             if kind == "join":
                 seat = msg.get("seat")
-                if seat is not None and not 0 <= seat < PLAYERS:
+                players = self.scenario.players
+                if seat is not None and not 0 <= seat < players:
                     self.send({"type": "error", "code": "seat_taken",
-                               "message": f"the kit's tables have seats 0-{PLAYERS - 1}"})
+                               "message": f"the kit's tables have seats 0-{players - 1}"})
                     continue
                 self.seat = seat if seat is not None else 0
                 return
@@ -792,6 +798,59 @@ def _discard_game(play: Play) -> GameState:
     return build(dataclasses.replace(
         pos, seats=tuple(seats), current=current, first_seat=None,
         settings=Settings(players=PLAYERS, turn_cap=(pos.turn or 1) + 1)))
+
+
+def _six_game(play: Play) -> GameState:
+    """A 6-player game (R-56: the 30-hex board) past its set-up (placed by the
+    kit): the seat before the client's ends its turn at once, so the client is
+    asked first in the special building phase, holding the cards for a road, a
+    settlement or a development card; the game ends after the next turn."""
+    game = new_game(Settings(players=SIX), play.game_seed)
+    rng = random.Random(play.game_seed)
+    while game.phase in (Phase.SETUP_SETTLEMENT, Phase.SETUP_ROAD):
+        q = to_act(game)[0]
+        apply(game, safe_action(legal_actions(game, q), rng), q)
+    pos = position_of(game)
+    seats = list(pos.seats)
+    seats[play.seat] = dataclasses.replace(seats[play.seat], hand=(2, 2, 1, 1, 1))
+    return build(dataclasses.replace(
+        pos, seats=tuple(seats), current=(play.seat - 1) % SIX, phase="main", dice=(2, 3),
+        first_seat=None, settings=Settings(players=SIX, turn_cap=(pos.turn or 1) + 1)))
+
+
+async def _six(play: Play, peer: Peer) -> None:
+    play.step = "waiting for join or create_table"
+    play.stake = "special_build"
+    await play.greet(peer)
+    await play.lobby()
+    if play.minor < 4:
+        # A real server never seats a client older than 1.4 at a 5–6 player
+        # table: the kit refuses the join the same way, and there is nothing
+        # more to ask of such a client.
+        play.send({"type": "error", "code": "version_too_old", "message": "this table "
+                   f"needs protocol 1.4 (5-6 players); your client speaks 1.{play.minor}"})
+        play.passed("special_build", f"not applicable: a 1.{play.minor} client is refused a "
+                    "6-player table (version_too_old), as by a real server")
+        await play.drop()
+        return
+    play.start_game()
+    play.step = "waiting for an action in the special building phase of a 6-player game"
+    while True:
+        msg = await play.next_action()
+        game = play.game
+        assert game is not None
+        special = game.phase == Phase.SPECIAL_BUILD
+        status, events = play.act(msg)
+        if status == "applied":
+            break
+    if not special:
+        play.failed("special_build", "the client acted outside the special building phase "
+                    f"it was asked in ({msg['action'].get('type')!r})")
+    else:
+        play.passed("special_build", f"acted in the special building phase of a 6-player "
+                    f"game ({msg['action'].get('type')}) and played on")
+    play.carry_on(events)
+    await play.finish()
 
 
 async def _framing(play: Play, peer: Peer) -> None:
@@ -1090,6 +1149,7 @@ class Scenario:
     obligations: tuple[Obligation, ...]
     run: Callable[[Play, Peer], Awaitable[None]]
     make_game: Callable[[Play], GameState] = _new_game
+    players: int = PLAYERS
 
 
 def _ob(scenario: str, name: str, summary: str) -> Obligation:
@@ -1138,6 +1198,11 @@ SCENARIOS: tuple[Scenario, ...] = (
         _ob("restart", "restart_resume", "after the listening socket went away and came "
             "back, the client reconnects, resumes and goes on above joined.last_seq"),
     ), _restart),
+    Scenario("six", "a 6-player table (1.4)", (
+        _ob("six", "special_build", "at a 6-player table (the 30-hex board, seats 0-5) the "
+            "client is asked in the special building phase and answers with one of the "
+            "listed actions (build, buy or end_turn to pass), then plays on"),
+    ), _six, _six_game, SIX),
 )
 
 OBLIGATIONS: tuple[Obligation, ...] = tuple(ob for sc in SCENARIOS for ob in sc.obligations)

@@ -17,6 +17,23 @@ def test_play_prints_the_game_and_final_scores(capsys: pytest.CaptureFixture[str
     assert "game over" in out and "winner" in out
 
 
+def test_six_bots_play_the_extension_in_the_terminal(capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main(["play", "--terminal", "--seed", "3", "--bots", "heuristic", "greedy", "heuristic",
+               "greedy", "random", "heuristic"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert "special building: [" in out and "[茶 Brown]" in out and "game over" in out
+
+
+@pytest.mark.parametrize("players", [5, 6])
+def test_bench_engine_large_tables(players: int, capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main(["bench", "engine", "--games", "2", "--players", str(players), "--seed", "2",
+               "--json"])
+    assert rc == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["players"] == players and result["finished"] == 2
+
+
 def test_bench_engine_json(capsys: pytest.CaptureFixture[str]) -> None:
     rc = main(["bench", "engine", "--games", "3", "--players", "3", "--seed", "2", "--json"])
     assert rc == 0

@@ -274,6 +274,9 @@ ERROR_NOTES: dict[str, tuple[str, str]] = {
     "announcement": ("no", "1.4, to clients older than 1.4 outside a table, instead of "
                      "`announce`"),
     "draining": ("no", "1.4; `create_table` while the server drains"),
+    "version_too_old": ("no", "1.4; `create_table` with 5 or 6 players, `join`, "
+                        "`spectate` or a resume of such a table, or `ladder_ready` on a "
+                        "5–6 seat ladder, by a client older than 1.4 (7.15)"),
 }
 
 
@@ -284,6 +287,36 @@ def settings_table() -> str:
         values = f"{st.low}–{st.high}" if st.kind == "int" else "true, false"
         default = json.dumps(st.default)
         rows.append(f"| `{name}` | {KIND[st.kind]} | {values} | {default} | {st.doc} |")
+    return "\n".join(rows)
+
+
+def large_board() -> str:
+    """The 30-hex board's tables (5–6 players), written like the 19-hex ones."""
+    from protocol.rules.board import LARGE as g
+
+    rows = [
+        "The 5–6 player island has 30 hexes in rows of 3, 4, 5, 6, 5, 4, 3, with "
+        "axial coordinates\n`(q, r)`, `−3 ≤ r ≤ 3`, `−3 ≤ q ≤ 2`, `−3 ≤ q + r ≤ 2` "
+        "(`r` the row, −3 at the top). Its ids\nfollow the same rule: hexes 0–29 row "
+        "by row, left to right; intersections 0–79 top to\nbottom, then left to right; "
+        "edges 0–108 by midpoint the same way. The positions use\nthe same formula "
+        "(the board's centre is `(−√3/2, 0)`, between hexes 14 and 15). The\ntables "
+        "below are normative.",
+        "",
+        "| hex | (q, r) | nodes, clockwise from the top corner |",
+        "| --- | --- | --- |",
+    ]
+    for h, ((q, r), nodes) in enumerate(zip(g.hex_coords, g.hex_nodes, strict=True)):
+        rows.append(f"| {h} | ({q}, {r}) | {' '.join(map(str, nodes))} |")
+    rows += ["", "Edges as `edge:node-node`:", "", "```text"]
+    pairs = [f"{e}:{a}-{b}" for e, (a, b) in enumerate(g.edge_nodes)]
+    rows += ["  ".join(pairs[i:i + 12]) for i in range(0, len(pairs), 12)]
+    rows += ["```", "",
+             f"The eleven harbors sit on edges **{', '.join(map(str, g.harbor_edges))}** "
+             "(in this\norder, clockwise from the top-left, where JSettlers2's 6-player "
+             "board puts them);\n`view.board.harbors[i]` is the type of the harbor on the "
+             "i-th of these edges\n(printed arrangement: "
+             f"{', '.join(map(str, g.harbor_types))})."]
     return "\n".join(rows)
 
 
@@ -349,7 +382,7 @@ def main() -> None:
         raise ValueError(what)
 
     src = (src.replace("@@ERRORS@@", errors_table()).replace("@@VIEW@@", real_view())
-           .replace("@@SETTINGS@@", settings_table()))
+           .replace("@@SETTINGS@@", settings_table()).replace("@@LARGE_BOARD@@", large_board()))
     out = re.sub(r"@@(MSG|EX|JSON) (.*?)@@", sub, src, flags=re.S)
     missing = set(SPECS) - used
     assert not missing, missing

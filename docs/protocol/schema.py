@@ -44,13 +44,13 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 from protocol.rules import ACTION_TYPES, DEV_CARDS, Settings  # noqa: E402
 from protocol.rules.actions import _MAX_INT  # noqa: E402
-from protocol.rules.board import NUM_EDGES, NUM_HEXES, NUM_NODES  # noqa: E402
+from protocol.rules.board import MAX_EDGES, MAX_HEXES, MAX_NODES  # noqa: E402
 from protocol.rules.errors import IllegalAction, MalformedAction, NotYourTurn  # noqa: E402
 from protocol.rules.events import EVENT_TYPES  # noqa: E402
 from protocol.rules.plain import Choices, Items  # noqa: E402
 from protocol.rules.view import View  # noqa: E402
 from protocol.wire import ERROR_CODES, SETTINGS, SPECS, VERSION_STRING  # noqa: E402
-from protocol.wire.messages import BOTH_WAYS, CLIENT, SERVER, Field  # noqa: E402
+from protocol.wire.messages import BOTH_WAYS, CLIENT, MAX_SEATS, SERVER, Field  # noqa: E402
 from server.storage import BOT_KINDS  # noqa: E402
 
 OUT = ROOT / "docs" / "protocol" / "schema"
@@ -95,12 +95,12 @@ def doc_of(obj: Any) -> str | None:
 
 # -- game data: Python type hints -> JSON Schema ----------------------------------------
 
-SEAT = (0, 3, "a seat (0–3)")
+SEAT = (0, MAX_SEATS - 1, f"a seat (0–3; 0–{MAX_SEATS - 1} with 5–6 players, 1.4)")
 RESOURCE = (0, 4, "a resource: 0 lumber, 1 brick, 2 wool, 3 grain, 4 ore")
 DOMAINS: dict[str, tuple[int, int | None, str]] = {
-    "edge": (0, NUM_EDGES - 1, f"an edge (0–{NUM_EDGES - 1})"),
-    "node": (0, NUM_NODES - 1, f"a node (0–{NUM_NODES - 1})"),
-    "hex": (0, NUM_HEXES - 1, f"a hex (0–{NUM_HEXES - 1})"),
+    "edge": (0, MAX_EDGES - 1, f"an edge (0–71; 0–{MAX_EDGES - 1} with 5–6 players)"),
+    "node": (0, MAX_NODES - 1, f"a node (0–53; 0–{MAX_NODES - 1} with 5–6 players)"),
+    "hex": (0, MAX_HEXES - 1, f"a hex (0–18; 0–{MAX_HEXES - 1} with 5–6 players)"),
     "resource": RESOURCE, "first": RESOURCE, "second": RESOURCE, "withheld": RESOURCE,
     "seat": SEAT, "victim": SEAT, "thief": SEAT, "partner": SEAT, "to": SEAT,
     "holder": SEAT, "winner": SEAT,
@@ -120,6 +120,8 @@ def from_hint(tp: Any, where: str, field: str | None = None,
     (tuples are lists). ``counts``: the range of an integer, unless ``field``
     picks a :data:`DOMAINS` range (actions and events)."""
     extras: tuple[Any, ...] = ()
+    if typing.get_origin(tp) in (typing.NotRequired, typing.Required):
+        tp = typing.get_args(tp)[0]  # optional keys: TypedDict's required list says which
     if typing.get_origin(tp) is typing.Annotated:
         tp, *rest = typing.get_args(tp)
         extras = tuple(rest)
@@ -366,7 +368,7 @@ SUMMARIES: dict[str, Schema] = {
             "name": nullable({"type": "string"}),
             "settings": ref("settings", "table"),
             "seats": {"type": "array", "items": {"$ref": "#/$defs/seat_summary"},
-                      "maxItems": 4},
+                      "maxItems": MAX_SEATS},
             "status": STATUS,
             "spectators": rng(0),
         },

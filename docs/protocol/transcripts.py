@@ -704,6 +704,13 @@ def note_table_flow(link: Link) -> None:
               "spectator gets this batch (hidden cards redacted for each).")
 
 
+def note_special_build(link: Link) -> None:
+    link.note("recv", "events", "5–6 players (1.4, 7.15): the turn ended, and the special "
+              "building phase begins: special_build_started names the seat that may now "
+              "build or buy (or pass with end_turn); view.special_from is the seat whose "
+              "turn ended.", lambda m: has_event(m, "special_build_started"))
+
+
 def note_game_end(link: Link) -> None:
     link.note("recv", "game_over", "The game is over: the winner and every seat's score.")
     link.note("recv", "table", "The table's status is finished now.",
@@ -749,6 +756,24 @@ def head_and_tail(items: list[dict[str, Any]]) -> list[tuple[int, int]]:
     return [(0, head_end), (min(tail, n - 1), n - 1)]
 
 
+def head_special_tail(items: list[dict[str, Any]]) -> list[tuple[int, int]]:
+    """:func:`head_and_tail`, and the game's first special building phase
+    (5–6 players): from the events that open it to the events that start the
+    next turn."""
+    spans = head_and_tail(items)
+    start = first_index(items, lambda f: has_event(f, "special_build_started"))
+    if start is None:
+        return spans
+    nxt = first_index(items, lambda f: has_event(f, "turn_started"), start)
+    if nxt is None:
+        return spans
+    end = _batch_end(items, nxt)
+    head, tail = spans
+    if start <= head[1] or end >= tail[0]:
+        return spans
+    return [head, (start, end), tail]
+
+
 def _batch_end(items: list[dict[str, Any]], i: int) -> int:
     """The last index of the frames that came with the events at ``i`` (its
     view and legal list, until the next send or events)."""
@@ -782,8 +807,10 @@ def around(*marks: tuple[int, int]) -> Callable[[list[dict[str, Any]]], list[tup
 
 GAME_KINDS = {4: ("heuristic", "heuristic", "greedy", "heuristic"),
               3: ("heuristic", "heuristic", "greedy"),
-              2: ("heuristic", "heuristic")}
-GAME_SEEDS = {4: 4004, 3: 3003, 2: 2002}
+              2: ("heuristic", "heuristic"),
+              5: ("heuristic", "heuristic", "greedy", "heuristic", "greedy"),
+              6: ("heuristic", "heuristic", "greedy", "heuristic", "greedy", "heuristic")}
+GAME_SEEDS = {4: 4004, 3: 3003, 2: 2002, 5: 5005, 6: 6006}
 
 
 async def scenario_game(h: Harness, players: int) -> list[Transcript]:
@@ -810,14 +837,18 @@ async def scenario_game(h: Harness, players: int) -> list[Transcript]:
         "A spectator watches the table from before the game starts: it gets the public "
         "events (no hidden cards) and the public view after each action, never a legal list.",
         "a spectator", settings, seed)
+    keep, elision = head_and_tail, ("the middle of the game: from the first dice roll's "
+                                    "frames to the last two event batches")
+    if players >= 5:
+        keep, elision = head_special_tail, (
+            "the middle of the game but its first special building phase: from the first "
+            "dice roll's frames to the last two event batches")
     if not full:
-        bot_t.keep = head_and_tail
-        bot_t.elision = ("the middle of the game: from the first dice roll's frames to "
-                         "the last two event batches")
+        bot_t.keep = keep
+        bot_t.elision = elision
     for t in (player_t, spec_t):
-        t.keep = head_and_tail
-        t.elision = ("the middle of the game: from the first dice roll's frames to the "
-                     "last two event batches")
+        t.keep = keep
+        t.elision = elision
     clients: list[SDKClient] = []
     records = [bot_t, player_t] + [None] * (players - 2)
     for i, kind in enumerate(kinds):
@@ -827,6 +858,8 @@ async def scenario_game(h: Harness, players: int) -> list[Transcript]:
             note_handshake(link, role)
             note_table_flow(link)
             note_game_end(link)
+            if players >= 5:
+                note_special_build(link)
         clients.append(SDKClient(make_bot(kind, seed * 10 + i), link, f"{kind}-{i}", role))
     bot_link = clients[0].link
     bot_link.note("send", "create_table", "Create a table; the creator takes the first seat.")
@@ -839,6 +872,8 @@ async def scenario_game(h: Harness, players: int) -> list[Transcript]:
     note_handshake(spec_link, "spectator")
     note_table_flow(spec_link)
     note_game_end(spec_link)
+    if players >= 5:
+        note_special_build(spec_link)
     spec_link.note("send", "spectate", "Watch the table (no seat).")
     spectator = Scripted(spec_link)
     await seat_clients(h, settings, seed, clients, spectator)
@@ -1217,6 +1252,8 @@ def _game(players: int) -> Scenario:
 
 
 SCENARIOS: dict[str, Scenario] = {
+    "game-6p": _game(6),
+    "game-5p": _game(5),
     "game-4p": _game(4),
     "game-3p": _game(3),
     "game-2p": _game(2),

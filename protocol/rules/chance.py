@@ -55,7 +55,7 @@ from .board import Board
 from .engine import apply, new_game
 from .errors import RulesError
 from .log import GameLog
-from .state import DEV_DECK, GameState, Phase, Settings
+from .state import GameState, Phase, Settings
 
 T = TypeVar("T")
 
@@ -243,7 +243,7 @@ class CommittedChance:
             left = sum(deck)
             if not left:
                 return None
-            k = sum(DEV_DECK) - left  # cards bought before this one
+            k = sum(s.settings.dev_deck) - left  # cards bought before this one
             return (_pick(deck, Stream(self.play, f"deck/{k}").below(left)),)
         trial = s.copy()
         try:

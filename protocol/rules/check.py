@@ -23,12 +23,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from .board import EDGE_NODES, HEX_NODES, NODE_EDGES, NODE_NODES, NUM_EDGES, NUM_HEXES, NUM_NODES
 from .errors import RulesError
 from .rng import Rng
 from .state import (
-    BANK_PER_RESOURCE,
-    DEV_DECK,
     KNIGHT,
     MAX_OFFERS,
     MAX_PROPOSALS,
@@ -169,6 +166,9 @@ def _load(d: dict[str, Any]) -> GameState:
     if not isinstance(board, dict):
         raise _fail("board must be a map")
     s.info = BoardInfo(Board.from_dict(board), s.settings)
+    geo = s.info.geo
+    bank_full = s.settings.bank_per_resource
+    most_dev = max(s.settings.dev_deck)
     s.seed = _int(d["seed"], "seed", -(1 << 64), 1 << 64)
     s.rng = Rng(0)
     s.rng.state = _int(d["rng"], "rng", 0, (1 << 64) - 1)
@@ -177,22 +177,23 @@ def _load(d: dict[str, Any]) -> GameState:
     s.first_seat = _int(d["first_seat"], "first_seat", 0, n - 1)
     s.turn = _int(d["turn"], "turn")
     s.setup_step = _int(d.get("setup_step", 0), "setup_step", 0, 2 * n)
-    s.setup_node = _int(d.get("setup_node", -1), "setup_node", -1, NUM_NODES - 1)
+    s.setup_node = _int(d.get("setup_node", -1), "setup_node", -1, geo.num_nodes - 1)
     s.hands = [list(_cards(h, "hand")) for h in _list(d["hands"], "hands", n)]
-    s.bank = _ints(d["bank"], "bank", 5, 0, BANK_PER_RESOURCE)
-    s.dev_deck = _ints(d["dev_deck"], "dev_deck", 5, 0, 14)
-    s.dev_hand = [_ints(h, "dev_hand", 5, 0, 14) for h in _list(d["dev_hand"], "dev_hand", n)]
-    s.dev_new = [_ints(h, "dev_new", 5, 0, 14) for h in _list(d["dev_new"], "dev_new", n)]
+    s.bank = _ints(d["bank"], "bank", 5, 0, bank_full)
+    s.dev_deck = _ints(d["dev_deck"], "dev_deck", 5, 0, most_dev)
+    s.dev_hand = [_ints(h, "dev_hand", 5, 0, most_dev)
+                  for h in _list(d["dev_hand"], "dev_hand", n)]
+    s.dev_new = [_ints(h, "dev_new", 5, 0, most_dev) for h in _list(d["dev_new"], "dev_new", n)]
     s.dev_played = _bool(d["dev_played"], "dev_played")
-    s.knights = _ints(d["knights"], "knights", n, 0, 14)
-    s.node_owner = _ints(d["node_owner"], "node_owner", NUM_NODES, -1, owners - 1)
-    s.node_level = _ints(d["node_level"], "node_level", NUM_NODES, 0, 2)
-    s.edge_owner = _ints(d["edge_owner"], "edge_owner", NUM_EDGES, -1, owners - 1)
-    s.robber = _int(d["robber"], "robber", 0, NUM_HEXES - 1)
+    s.knights = _ints(d["knights"], "knights", n, 0, most_dev)
+    s.node_owner = _ints(d["node_owner"], "node_owner", geo.num_nodes, -1, owners - 1)
+    s.node_level = _ints(d["node_level"], "node_level", geo.num_nodes, 0, 2)
+    s.edge_owner = _ints(d["edge_owner"], "edge_owner", geo.num_edges, -1, owners - 1)
+    s.robber = _int(d["robber"], "robber", 0, geo.num_hexes - 1)
     s.lr_holder = _int(d.get("lr_holder", -1), "lr_holder", -1, owners - 1)
     s.la_holder = _int(d.get("la_holder", -1), "la_holder", -1, n - 1)
     s.road_len = [0] * owners  # recomputed
-    s.discard_owed = _ints(d["discard_owed"], "discard_owed", n, 0, 95)
+    s.discard_owed = _ints(d["discard_owed"], "discard_owed", n, 0, 5 * bank_full)
     s.rolled = _bool(d["rolled"], "rolled")
     s.free_roads = _int(d["free_roads"], "free_roads", 0, 2)
     s.return_phase = _phase(d["return_phase"], "return_phase")
@@ -211,7 +212,7 @@ def _load(d: dict[str, Any]) -> GameState:
     s.token_stock = _int(d["token_stock"], "token_stock", 0, TOKEN_STOCK)
     s.token_used = _bool(d["token_used"], "token_used")
     s.knight_discarded = _bool(d["knight_discarded"], "knight_discarded")
-    s.dev_out = _ints(d["dev_out"], "dev_out", 5, 0, 14)
+    s.dev_out = _ints(d["dev_out"], "dev_out", 5, 0, most_dev)
     s.rolls_done = _int(d["rolls_done"], "rolls_done", 0, s.settings.rolls_per_turn)
     s.first_sum = 0  # recomputed
     s.neutral_return = _phase(d["neutral_return"], "neutral_return")
@@ -221,7 +222,7 @@ def _load(d: dict[str, Any]) -> GameState:
     for x in _list(d["pending_harbors"], "pending_harbors"):
         q, node = _list(x, "pending harbor", 2)
         s.pending_harbors.append((_int(q, "pending harbor seat", 0, n - 1),
-                                  _int(node, "pending harbor node", 0, NUM_NODES - 1)))
+                                  _int(node, "pending harbor node", 0, geo.num_nodes - 1)))
     s.proposals = {}
     for x in _list(d.get("proposals", []), "proposals"):
         q, give, get = _list(x, "proposal", 3)
@@ -231,6 +232,7 @@ def _load(d: dict[str, Any]) -> GameState:
     s.proposals_made = _ints(d.get("proposals_made", [0] * n), "proposals_made", n, 0,
                              MAX_PROPOSALS)
     s.offers_made = _ints(d.get("offers_made", [0] * n), "offers_made", n, 0, MAX_OFFERS)
+    s.special_from = _int(d.get("special_from", -1), "special_from", -1, n - 1)
     log = d.get("log")
     s.log = None if log is None else [entry_from_dict(e) for e in _list(log, "log")]
     stored_step = s.setup_step
@@ -261,14 +263,14 @@ def victims(s: GameState) -> tuple[int, ...]:
     """The opponents the current player may rob on the robber's hex (R-ROBBER-4)."""
     n = s.settings.players
     no = s.node_owner
-    return tuple(sorted({no[v] for v in HEX_NODES[s.robber]
+    return tuple(sorted({no[v] for v in s.info.hex_nodes[s.robber]
                          if 0 <= no[v] < n and no[v] != s.current}))
 
 
 def setup_placements(s: GameState) -> int:
     """Settlements the players (not the neutrals) have placed."""
     n = s.settings.players
-    return sum(1 for v in range(NUM_NODES) if 0 <= s.node_owner[v] < n)
+    return sum(1 for v in range(s.info.num_nodes) if 0 <= s.node_owner[v] < n)
 
 
 def settle(s: GameState, *, road_len: list[int] | None = None) -> None:
@@ -284,7 +286,7 @@ def settle(s: GameState, *, road_len: list[int] | None = None) -> None:
     n, owners, two = st.players, st.owners, st.two_player
     ph = s.phase
     # Pieces on the board.
-    for v in range(NUM_NODES):
+    for v in range(s.info.num_nodes):
         _require((s.node_owner[v] < 0) == (s.node_level[v] == 0),
                  f"intersection {v}: a building needs an owner and a level (1 or 2)")
         if s.node_owner[v] >= n:
@@ -305,16 +307,17 @@ def settle(s: GameState, *, road_len: list[int] | None = None) -> None:
     s.la_holder = holder(s.la_holder, s.knights, 3)
     s.recount_vp()
     # Cards.
+    bank_full, deck = st.bank_per_resource, st.dev_deck
     for r in range(5):
         held = sum(h[r] for h in s.hands)
-        _require(s.bank[r] + held == BANK_PER_RESOURCE,
-                 f"resource {r}: the bank's {s.bank[r]} and the hands' {held} are not the 19 "
-                 "of R-COMP-3")
+        _require(s.bank[r] + held == bank_full,
+                 f"resource {r}: the bank's {s.bank[r]} and the hands' {held} are not the "
+                 f"{bank_full} of R-COMP-3 (R-56-5)")
     for k in range(5):
         held = sum(h[k] for h in s.dev_hand)
-        _require(s.dev_deck[k] + held + s.dev_out[k] == DEV_DECK[k],
+        _require(s.dev_deck[k] + held + s.dev_out[k] == deck[k],
                  f"development card {k}: deck {s.dev_deck[k]} + hands {held} + played "
-                 f"{s.dev_out[k]} is not the {DEV_DECK[k]} of R-COMP-4")
+                 f"{s.dev_out[k]} is not the {deck[k]} of R-COMP-4 (R-56-5)")
         for q in range(n):
             _require(s.dev_new[q][k] <= s.dev_hand[q][k],
                      f"seat {q} bought more development cards this turn than it holds")
@@ -353,7 +356,8 @@ def settle(s: GameState, *, road_len: list[int] | None = None) -> None:
         if ph == Phase.SETUP_ROAD:
             _require(s.setup_node >= 0 and s.node_owner[s.setup_node] == s.current,
                      "setup_node must be the current seat's settlement awaiting its road")
-            _require(not any(s.edge_owner[e] == s.current for e in NODE_EDGES[s.setup_node]),
+            _require(not any(s.edge_owner[e] == s.current
+                             for e in s.info.node_edges[s.setup_node]),
                      "the settlement awaiting its set-up road already has one")
         else:
             s.setup_node = -1
@@ -362,8 +366,16 @@ def settle(s: GameState, *, road_len: list[int] | None = None) -> None:
         s.setup_node = -1
         _require(s.turn >= 1 or ph == Phase.GAME_OVER, "after set-up the turns count from 1")
     _require((ph == Phase.PRE_ROLL) <= (s.rolls_done < rpt), "pre_roll with every roll made")
-    if ph in (Phase.MAIN, Phase.TRADE, Phase.GIVE_BACK):
+    if ph in (Phase.MAIN, Phase.TRADE, Phase.GIVE_BACK, Phase.SPECIAL_BUILD):
         _require(s.rolled, f"{PHASE_NAMES[ph]} comes after the roll")
+    if ph == Phase.SPECIAL_BUILD:
+        _require(st.extension, "the special building phase exists with 5 or 6 players only "
+                 "(R-56-8)")
+        _require(0 <= s.special_from != s.current,
+                 "special_from names the seat whose turn ended, not the seat building")
+    else:
+        _require(s.special_from == -1, "special_from is set only in the special building "
+                 "phase")
     if ph == Phase.DISCARD:
         _require(any(s.discard_owed), "the discard phase needs a seat that owes")
         _require(s.rolls_done >= 1 and s.last_roll is not None
@@ -400,14 +412,15 @@ def settle(s: GameState, *, road_len: list[int] | None = None) -> None:
                  f"seat {s.winner} won without {st.vp_target} VP")
     else:
         _require(s.winner is None, "only a finished game has a winner")
-        if ph not in _SETUP:
+        if ph not in _SETUP and ph != Phase.SPECIAL_BUILD:  # R-56-9: nobody wins there
             _require(s.total_vp(s.current) < st.vp_target,
                      f"seat {s.current} has {s.total_vp(s.current)} VP on its own turn: the "
                      "game would be over (R-WIN-1)")
     _require(st.harbor_delay or not s.pending_harbors,
              "harbors wait for the next turn only with harbor_delay (R-OPT-3)")
+    turn_seat = s.special_from if ph == Phase.SPECIAL_BUILD else s.current
     for q, v in s.pending_harbors:
-        _require(q == s.current and s.node_owner[v] == q and s.info.node_harbor[v] >= 0,
+        _require(q == turn_seat and s.node_owner[v] == q and s.info.node_harbor[v] >= 0,
                  f"pending harbor ({q}, {v}) is not a harbor the current seat settled")
     # Proposals to the current player (R-TRADE-2).
     if s.proposals:
@@ -470,20 +483,21 @@ def check_legal(s: GameState) -> None:
     st = s.settings
     n = st.players
     no = s.node_owner
-    for v in range(NUM_NODES):
+    geo = s.info.geo
+    for v in range(geo.num_nodes):
         if no[v] >= 0:
-            for m in NODE_NODES[v]:
+            for m in geo.node_nodes[v]:
                 _require(no[m] < 0, f"buildings on intersections {v} and {m} are neighbours: "
                          "the distance rule forbids it (R-BUILD-2)")
     for q in range(st.owners):
-        parent = list(range(NUM_NODES))
+        parent = list(range(geo.num_nodes))
         touched: set[int] = set()
-        for e in range(NUM_EDGES):
+        for e in range(geo.num_edges):
             if s.edge_owner[e] == q:
-                a, b = EDGE_NODES[e]
+                a, b = geo.edge_nodes[e]
                 touched.update((a, b))
                 parent[_root(parent, a)] = _root(parent, b)
-        own = [v for v in range(NUM_NODES) if no[v] == q]
+        own = [v for v in range(geo.num_nodes) if no[v] == q]
         roots = {_root(parent, v) for v in own}
         what = f"owner {q}" if q >= n else f"seat {q}"
         for v in sorted(touched):
@@ -496,7 +510,7 @@ def check_legal(s: GameState) -> None:
                      "its roads (R-BUILD-2, R-SETUP-3)")
     if s.phase not in (Phase.SETUP_SETTLEMENT, Phase.SETUP_ROAD):
         for q in range(n):
-            built = sum(1 for v in range(NUM_NODES) if no[v] == q)
+            built = sum(1 for v in range(geo.num_nodes) if no[v] == q)
             _require(built >= 2, f"seat {q} has {built} buildings: set-up gives everyone two "
                      "settlements (R-SETUP-2)")
 

@@ -47,17 +47,10 @@ from .actions import (
     WithdrawProposal,
 )
 from .board import (
-    COASTAL_NODES,
     DESERT,
-    EDGE_NODES,
-    EDGE_OTHER,
-    HEX_NODES,
-    NODE_EDGES,
-    NODE_HEXES,
-    NODE_NODES,
-    NUM_EDGES,
-    NUM_HEXES,
-    NUM_NODES,
+    MAX_EDGES,
+    MAX_HEXES,
+    MAX_NODES,
     Board,
     generate_board,
 )
@@ -86,6 +79,7 @@ from .events import (
     RobberMoved,
     SettlementBuilt,
     SetupIncome,
+    SpecialBuildStarted,
     Stolen,
     TokensGained,
     TokensSpent,
@@ -101,9 +95,7 @@ from .events import (
 )
 from .rng import Rng
 from .state import (  # two-player and options
-    BANK_PER_RESOURCE,
     CITIES,
-    DEV_DECK,
     KNIGHT,
     MAX_OFFERS,
     MAX_PROPOSALS,
@@ -141,14 +133,19 @@ GAME_OVER = Phase.GAME_OVER.value
 NEUTRAL_ROAD = Phase.NEUTRAL_ROAD.value
 NEUTRAL_SETTLEMENT = Phase.NEUTRAL_SETTLEMENT.value
 GIVE_BACK = Phase.GIVE_BACK.value
+SPECIAL_BUILD = Phase.SPECIAL_BUILD.value
+_CAN_WIN = tuple(p > SETUP_ROAD and p not in (GAME_OVER, SPECIAL_BUILD) for p in range(len(Phase)))
+"""By phase: whether the current player wins on reaching the target (R-WIN-1);
+not during set-up, once the game is over, nor in a Special Building Phase,
+where nobody wins (R-56-9)."""
 
 Chance = tuple[int, ...] | None
 
 # Interned action objects: legal_actions hands out the same instances every time.
-_ROAD = tuple(BuildRoad(e) for e in range(NUM_EDGES))
-_SETTLE = tuple(BuildSettlement(n) for n in range(NUM_NODES))
-_CITY = tuple(BuildCity(n) for n in range(NUM_NODES))
-_ROBBER = tuple(MoveRobber(h) for h in range(NUM_HEXES))
+_ROAD = tuple(BuildRoad(e) for e in range(MAX_EDGES))
+_SETTLE = tuple(BuildSettlement(n) for n in range(MAX_NODES))
+_CITY = tuple(BuildCity(n) for n in range(MAX_NODES))
+_ROBBER = tuple(MoveRobber(h) for h in range(MAX_HEXES))
 _STEAL = tuple(Steal(s) for s in range(8))
 _MARITIME = tuple(tuple(MaritimeTrade(g, r) for r in range(5)) for g in range(5))
 _MONO = tuple(PlayMonopoly(r) for r in range(5))
@@ -163,8 +160,8 @@ _ACCEPT = AcceptTrade()
 _REJECT = RejectTrade()
 _CANCEL = CancelTrade()
 _ROLL_ONLY = (_ROLL,)
-_NEUTRAL_ROAD = {(o, e): BuildNeutralRoad(o, e) for o in (2, 3) for e in range(NUM_EDGES)}
-_NEUTRAL_SETTLE = {(o, n): BuildNeutralSettlement(o, n) for o in (2, 3) for n in range(NUM_NODES)}
+_NEUTRAL_ROAD = {(o, e): BuildNeutralRoad(o, e) for o in (2, 3) for e in range(MAX_EDGES)}
+_NEUTRAL_SETTLE = {(o, n): BuildNeutralSettlement(o, n) for o in (2, 3) for n in range(MAX_NODES)}
 _FORCED = TokenForcedTrade()
 _ROBBER_HOME = TokenRobberHome()
 _DISCARD_KNIGHT = DiscardKnight()
@@ -187,16 +184,19 @@ def new_game(
 ) -> GameState:
     """A new game in its set-up phase.
 
-    The board (R-BOARD-2/5) and the starting seat (R-SETUP-1) come from the
-    seed; ``board``/``first_seat`` override them (fixed boards, scenario tests)
+    The board (R-BOARD-2/5), the starting seat (R-SETUP-1) and, with 5 or 6
+    players, the desert the robber starts on (R-56-4) come from the seed;
+    ``board``/``first_seat`` override them (fixed boards, scenario tests)
     without changing how the RNG is consumed.
     """
     settings = settings or Settings()
     n = settings.players
     owners = settings.owners
+    geo = settings.geometry
     rng = Rng(seed)
     generated = generate_board(
-        rng, balanced=settings.balanced_map, shuffle_harbors=settings.shuffle_harbors
+        rng, balanced=settings.balanced_map, shuffle_harbors=settings.shuffle_harbors,
+        geometry=geo,
     )
     drawn_first = rng.below(n)
     if first_seat is not None and not 0 <= first_seat < n:
@@ -204,6 +204,8 @@ def new_game(
     s = GameState.__new__(GameState)
     s.settings = settings
     s.info = BoardInfo(board if board is not None else generated, settings)
+    deserts = s.info.board.deserts
+    robber = deserts[rng.below(len(deserts))] if settings.extension else deserts[0]
     s.seed = seed
     s.rng = rng
     s.phase = SETUP_SETTLEMENT
@@ -213,20 +215,20 @@ def new_game(
     s.setup_step = 0
     s.setup_node = -1
     s.hands = [[0] * 5 for _ in range(n)]
-    s.bank = [BANK_PER_RESOURCE] * 5
-    s.dev_deck = list(DEV_DECK)
+    s.bank = [settings.bank_per_resource] * 5
+    s.dev_deck = list(settings.dev_deck)
     s.dev_hand = [[0] * 5 for _ in range(n)]
     s.dev_new = [[0] * 5 for _ in range(n)]
     s.dev_played = False
     s.knights = [0] * n
-    s.node_owner = [-1] * NUM_NODES
-    s.node_level = [0] * NUM_NODES
-    s.edge_owner = [-1] * NUM_EDGES
+    s.node_owner = [-1] * geo.num_nodes
+    s.node_level = [0] * geo.num_nodes
+    s.edge_owner = [-1] * geo.num_edges
     s.roads = [[] for _ in range(owners)]
     s.reach = [set() for _ in range(owners)]
     s.pieces = [list(PIECES) for _ in range(owners)]
     s.ratios = [[4] * 5 for _ in range(n)]
-    s.robber = s.info.desert  # R-BOARD-3
+    s.robber = robber  # R-BOARD-3, R-56-4
     s.lr_holder = -1
     s.road_len = [0] * owners
     s.la_holder = -1
@@ -255,6 +257,7 @@ def new_game(
     s.proposals = {}
     s.proposals_made = [0] * n
     s.offers_made = [0] * n
+    s.special_from = -1
     s.log = []
     if two:  # R-2P-1: the neutral players' settlements, before the real set-up
         for owner, node in zip((2, 3), NEUTRAL_NODES, strict=True):
@@ -263,7 +266,8 @@ def new_game(
 
 
 def setup_seat(s: GameState, step: int) -> int:
-    """Who places at set-up step ``step`` (R-SETUP-2 snake order A B C D D C B A)."""
+    """Who places at set-up step ``step`` (R-SETUP-2, R-56-7: snake order
+    A B C D D C B A, A…F F…A with six)."""
     n = s.settings.players
     i = step if step < n else 2 * n - 1 - step
     return (s.first_seat + i) % n
@@ -321,7 +325,7 @@ def legal_actions(s: GameState, seat: int | None = None) -> list[Action]:
         return out
     if ph == MOVE_ROBBER:
         r = s.robber
-        return [_ROBBER[h] for h in range(NUM_HEXES) if h != r]
+        return [_ROBBER[h] for h in range(s.info.num_hexes) if h != r]
     if ph == STEAL:
         return [_STEAL[v] for v in s.steal_from]
     if ph == ROAD_BUILDING:
@@ -329,16 +333,19 @@ def legal_actions(s: GameState, seat: int | None = None) -> list[Action]:
         if s.free_roads == 1:  # R-DEV-5: "up to" two; the first one is placed
             roads.append(_STOP_RB)
         return roads
+    if ph == SPECIAL_BUILD:
+        return _special_actions(s, seat)
     if ph == SETUP_SETTLEMENT:
         no = s.node_owner
+        nn = s.info.node_nodes
         return [
             _SETTLE[n]
-            for n in range(NUM_NODES)
-            if no[n] < 0 and all(no[m] < 0 for m in NODE_NODES[n])
+            for n in range(s.info.num_nodes)
+            if no[n] < 0 and all(no[m] < 0 for m in nn[n])
         ]
     if ph == SETUP_ROAD:
         eo = s.edge_owner
-        return [_ROAD[e] for e in NODE_EDGES[s.setup_node] if eo[e] < 0]
+        return [_ROAD[e] for e in s.info.node_edges[s.setup_node] if eo[e] < 0]
     if ph == NEUTRAL_ROAD:
         return [_NEUTRAL_ROAD[(o, e)] for o in (2, 3) for e in _neutral_road_spots(s, o)]
     if ph == NEUTRAL_SETTLEMENT:
@@ -358,11 +365,12 @@ def _main_actions(s: GameState, p: int) -> list[Action]:
             out.extend([_ROAD[e] for e in _road_spots(s, p)])
         if wool and grain and pieces[SETTLEMENTS]:
             no = s.node_owner
+            nn = s.info.node_nodes
             out.extend(
                 [
                     _SETTLE[n]
                     for n in sorted(s.reach[p])
-                    if no[n] < 0 and all(no[m] < 0 for m in NODE_NODES[n])
+                    if no[n] < 0 and all(no[m] < 0 for m in nn[n])
                 ]
             )
     if grain >= 2 and ore >= 3 and pieces[CITIES]:
@@ -390,6 +398,15 @@ def _main_actions(s: GameState, p: int) -> list[Action]:
         _token_actions(s, p, out)
     out.append(_END)
     return out
+
+
+_SPECIAL_KINDS = frozenset((BuildRoad, BuildSettlement, BuildCity, BuyDevCard, EndTurn))
+
+
+def _special_actions(s: GameState, p: int) -> list[Action]:
+    """R-56-8: in a Special Building Phase, building and buying as in the main
+    phase, and ``end_turn`` to pass; no trade, no development card."""
+    return [a for a in _main_actions(s, p) if type(a) in _SPECIAL_KINDS]
 
 
 def may_propose(s: GameState, seat: int) -> bool:
@@ -485,11 +502,12 @@ def _road_spots(s: GameState, p: int) -> list[int]:
     """Empty edges connected to ``p``'s network (R-BUILD-1), sorted."""
     eo = s.edge_owner
     no = s.node_owner
+    ne = s.info.node_edges
     spots: set[int] = set()
     for n in s.reach[p]:
         o = no[n]
         if o < 0 or o == p:
-            for e in NODE_EDGES[n]:
+            for e in ne[n]:
                 if eo[e] < 0:
                     spots.add(e)
     return sorted(spots)
@@ -559,15 +577,14 @@ def apply(
         if check is not None:
             check(s, seat, action)
         elif turn_phase >= 0 and (seat != s.current or s.phase != turn_phase):
-            _require_turn(s, seat, turn_phase)
+            _RULES[type(action)][0](s, seat, action)
         outcome = effect(s, seat, action, chance, events)
     except RulesError:
         s.rng.state = rng_state  # checks and chance checks come before any change
         raise
     if s.log is not None:
         s.log.append((seat, action, outcome))
-    ph = s.phase  # check_win, inline: apply is the hot path of every game
-    if ph != GAME_OVER and ph > SETUP_ROAD:
+    if _CAN_WIN[s.phase]:  # check_win, inline: apply is the hot path of every game
         cur = s.current
         if s.vp[cur] + s.dev_hand[cur][VICTORY_POINT] >= s.settings.vp_target:
             _end_game(s, cur, events)  # R-WIN-1
@@ -575,9 +592,9 @@ def apply(
 
 
 def check_win(s: GameState, ev: Ev) -> None:
-    """R-WIN-1: the current player wins as soon as it holds the target on its turn."""
-    ph = s.phase
-    if ph != GAME_OVER and ph > SETUP_ROAD:
+    """R-WIN-1: the current player wins as soon as it holds the target on its turn
+    (R-56-9: not in a Special Building Phase, where nobody wins)."""
+    if _CAN_WIN[s.phase]:
         cur = s.current
         if s.vp[cur] + s.dev_hand[cur][VICTORY_POINT] >= s.settings.vp_target:
             _end_game(s, cur, ev)
@@ -650,7 +667,9 @@ def _place_settlement(s: GameState, p: int, node: int) -> None:
 
 def _settlement_tokens(s: GameState, p: int, node: int, ev: Ev) -> None:
     """R-2P-6: a settlement next to the desert gives 2 tokens, on the coast 1, both 3."""
-    gain = (2 if s.info.desert in NODE_HEXES[node] else 0) + (1 if node in COASTAL_NODES else 0)
+    info = s.info
+    gain = (2 if info.desert in info.node_hexes[node] else 0) + (
+        1 if node in info.coastal_nodes else 0)
     gain = min(gain, s.token_stock)
     if gain:
         s.tokens[p] += gain
@@ -663,7 +682,7 @@ def _place_road(s: GameState, p: int, edge: int) -> None:
     s.edge_owner[edge] = p
     s.roads[p].append(edge)
     s.pieces[p][ROADS] -= 1
-    a, b = EDGE_NODES[edge]
+    a, b = s.info.edge_nodes[edge]
     reach = s.reach[p]
     reach.add(a)
     reach.add(b)
@@ -672,28 +691,28 @@ def _place_road(s: GameState, p: int, edge: int) -> None:
 def _road_connects(s: GameState, p: int, edge: int) -> bool:
     no = s.node_owner
     reach = s.reach[p]
-    return any(n in reach and (no[n] < 0 or no[n] == p) for n in EDGE_NODES[edge])
+    return any(n in reach and (no[n] < 0 or no[n] == p) for n in s.info.edge_nodes[edge])
 
 
 def _settlement_spot_free(s: GameState, node: int) -> bool:
     no = s.node_owner
-    return no[node] < 0 and all(no[m] < 0 for m in NODE_NODES[node])
+    return no[node] < 0 and all(no[m] < 0 for m in s.info.node_nodes[node])
 
 
-def _check_node(node: int) -> None:
-    if not 0 <= node < NUM_NODES:
+def _check_node(s: GameState, node: int) -> None:
+    if not 0 <= node < s.info.num_nodes:
         raise IllegalAction(f"no intersection {node}", "bad_location")
 
 
-def _check_edge(edge: int) -> None:
-    if not 0 <= edge < NUM_EDGES:
+def _check_edge(s: GameState, edge: int) -> None:
+    if not 0 <= edge < s.info.num_edges:
         raise IllegalAction(f"no edge {edge}", "bad_location")
 
 
 def _check_build_settlement(s: GameState, p: int, a: Action) -> None:
     assert isinstance(a, BuildSettlement)
     node = a.node
-    _check_node(node)
+    _check_node(s, node)
     if s.phase == SETUP_SETTLEMENT:
         _require_turn(s, p, SETUP_SETTLEMENT)
         _require(
@@ -702,13 +721,13 @@ def _check_build_settlement(s: GameState, p: int, a: Action) -> None:
             "illegal_placement",
         )
         return
-    _require_turn(s, p, MAIN)
+    _require_turn(s, p, MAIN, SPECIAL_BUILD)
     _require(s.pieces[p][SETTLEMENTS] > 0, "no settlements left (R-BUILD-4)", "no_pieces")
     _require(_covers(s.hands[p], (1, 1, 1, 1, 0)), "a settlement costs lumber, brick, wool "
              "and grain (R-BUILD-2)", "cannot_afford")
     _require(_settlement_spot_free(s, node),
              "intersection taken or next to a building (R-BUILD-2)", "illegal_placement")
-    _require(any(s.edge_owner[e] == p for e in NODE_EDGES[node]),
+    _require(any(s.edge_owner[e] == p for e in s.info.node_edges[node]),
              "a settlement must touch your own road (R-BUILD-2)", "illegal_placement")
 
 
@@ -723,7 +742,7 @@ def _build_settlement(s: GameState, p: int, a: Action, chance: Chance, ev: Ev) -
         if s.setup_step >= s.settings.players:  # second settlement: R-SETUP-4
             gain = [0, 0, 0, 0, 0]
             terrain = s.board.terrain
-            for h in NODE_HEXES[node]:
+            for h in s.info.node_hexes[node]:
                 t = terrain[h]
                 if t != DESERT and s.bank[t] > gain[t]:
                     gain[t] += 1
@@ -751,9 +770,10 @@ def _build_settlement(s: GameState, p: int, a: Action, chance: Chance, ev: Ev) -
 def _after_settlement(s: GameState, p: int, node: int, ev: Ev) -> None:
     """R-LR-3: a settlement can break other owners' roads through its node."""
     eo = s.edge_owner
+    ne = s.info.node_edges[node]
     broken = [
         q for q in range(s.settings.owners)
-        if q != p and sum(1 for e in NODE_EDGES[node] if eo[e] == q) >= 2
+        if q != p and sum(1 for e in ne if eo[e] == q) >= 2
     ]
     if broken:
         _update_longest_road(s, broken, ev)
@@ -762,15 +782,15 @@ def _after_settlement(s: GameState, p: int, node: int, ev: Ev) -> None:
 def _check_build_road(s: GameState, p: int, a: Action) -> None:
     assert isinstance(a, BuildRoad)
     edge = a.edge
-    _check_edge(edge)
+    _check_edge(s, edge)
     if s.phase == SETUP_ROAD:
         _require_turn(s, p, SETUP_ROAD)
         _require(s.edge_owner[edge] < 0, "edge taken", "illegal_placement")
-        _require(s.setup_node in EDGE_NODES[edge],
+        _require(s.setup_node in s.info.edge_nodes[edge],
                  "the set-up road must touch the settlement just placed (R-SETUP-3)",
                  "illegal_placement")
         return
-    _require_turn(s, p, MAIN, ROAD_BUILDING)
+    _require_turn(s, p, MAIN, ROAD_BUILDING, SPECIAL_BUILD)
     _require(s.pieces[p][ROADS] > 0, "no roads left (R-BUILD-4)", "no_pieces")
     if s.phase != ROAD_BUILDING:
         _require(_covers(s.hands[p], (1, 1, 0, 0, 0)),
@@ -826,10 +846,12 @@ def _neutral_settlement_spots(s: GameState, o: int) -> list[int]:
         return []
     no = s.node_owner
     eo = s.edge_owner
+    nn = s.info.node_nodes
+    ne = s.info.node_edges
     return [
         n for n in sorted(s.reach[o])
-        if no[n] < 0 and all(no[m] < 0 for m in NODE_NODES[n])
-        and any(eo[e] == o for e in NODE_EDGES[n])
+        if no[n] < 0 and all(no[m] < 0 for m in nn[n])
+        and any(eo[e] == o for e in ne[n])
     ]
 
 
@@ -855,7 +877,7 @@ def _queue_neutral(s: GameState, phase: int) -> None:
 def _check_neutral_road(s: GameState, p: int, a: Action) -> None:
     assert isinstance(a, BuildNeutralRoad)
     _require_turn(s, p, NEUTRAL_ROAD)
-    _check_edge(a.edge)
+    _check_edge(s, a.edge)
     _require(a.neutral in (2, 3), "neutral players are owners 2 and 3", "bad_neutral")
     _require(a.edge in _neutral_road_spots(s, a.neutral),
              "not a legal road for that neutral player (R-2P-4)", "illegal_placement")
@@ -887,7 +909,7 @@ def _resume_after_neutral(s: GameState, p: int) -> None:
 def _check_neutral_settlement(s: GameState, p: int, a: Action) -> None:
     assert isinstance(a, BuildNeutralSettlement)
     _require_turn(s, p, NEUTRAL_SETTLEMENT)
-    _check_node(a.node)
+    _check_node(s, a.node)
     _require(a.neutral in (2, 3), "neutral players are owners 2 and 3", "bad_neutral")
     _require(a.node in _neutral_settlement_spots(s, a.neutral),
              "not a legal settlement for that neutral player (R-2P-4)", "illegal_placement")
@@ -906,8 +928,8 @@ def _neutral_settlement(s: GameState, p: int, a: Action, chance: Chance, ev: Ev)
 def _check_build_city(s: GameState, p: int, a: Action) -> None:
     assert isinstance(a, BuildCity)
     node = a.node
-    _check_node(node)
-    _require_turn(s, p, MAIN)
+    _check_node(s, node)
+    _require_turn(s, p, MAIN, SPECIAL_BUILD)
     _require(s.pieces[p][CITIES] > 0, "no cities left (R-BUILD-4)", "no_pieces")
     _require(_covers(s.hands[p], (0, 0, 0, 2, 3)),
              "a city costs 2 grain and 3 ore (R-BUILD-3)", "cannot_afford")
@@ -929,7 +951,7 @@ def _build_city(s: GameState, p: int, a: Action, chance: Chance, ev: Ev) -> None
 
 
 def _check_buy_dev(s: GameState, p: int, a: Action) -> None:
-    _require_turn(s, p, MAIN)
+    _require_turn(s, p, MAIN, SPECIAL_BUILD)
     _require(_covers(s.hands[p], (0, 0, 1, 1, 1)),
              "a development card costs wool, grain and ore (R-BUILD-5)", "cannot_afford")
     _require(sum(s.dev_deck) > 0, "the development deck is empty (R-BUILD-5)", "deck_empty")
@@ -1191,7 +1213,7 @@ def _check_move_robber(s: GameState, p: int, a: Action) -> None:
     assert isinstance(a, MoveRobber)
     _require_turn(s, p, MOVE_ROBBER)
     h = a.hex
-    _require(0 <= h < NUM_HEXES, f"no hex {h}", "bad_location")
+    _require(0 <= h < s.info.num_hexes, f"no hex {h}", "bad_location")
     _require(h != s.robber, "the robber must move to a different hex (R-ROBBER-3)",
              "illegal_placement")
 
@@ -1203,7 +1225,8 @@ def _move_robber(s: GameState, p: int, a: Action, chance: Chance, ev: Ev) -> tup
         ev.append(RobberMoved(p, h))
     no = s.node_owner
     players = s.settings.players  # neutral players hold no cards (R-2P-4)
-    victims = sorted({no[n] for n in HEX_NODES[h] if 0 <= no[n] < players and no[n] != p})
+    victims = sorted(
+        {no[n] for n in s.info.hex_nodes[h] if 0 <= no[n] < players and no[n] != p})
     if not victims:
         _resume(s)
         return None
@@ -1422,14 +1445,52 @@ def _five(c: tuple[int, ...]) -> tuple[int, int, int, int, int]:
 
 def _check_end_turn(s: GameState, p: int, a: Action) -> None:
     if p != s.current or s.phase != MAIN:
-        _require_turn(s, p, MAIN)
+        _require_turn(s, p, MAIN, SPECIAL_BUILD)
 
 
 def _end_turn(s: GameState, p: int, a: Action, chance: Chance, ev: Ev) -> None:
+    if s.info.special_build:
+        _end_turn_extension(s, p, ev)
+        return None
     if ev is not None:
         ev.append(TurnEnded(p))
     _start_turn(s, (p + 1) % s.settings.players, ev)
     return None
+
+
+def _end_turn_extension(s: GameState, p: int, ev: Ev) -> None:
+    """R-56-8: the end of a turn opens the Special Building Phase; ``end_turn``
+    in it passes to the next seat.
+
+    Each other seat, from the left of the seat whose turn ended, builds or
+    passes in turn; a seat holding fewer than two cards can pay for nothing
+    and is skipped (a public fact: hand sizes are public, R-TRADE-5, so the
+    skip reveals nothing). A card bought in the phase may be played on the
+    buyer's next own turn (R-56-10): it stops being new when the buyer
+    passes. Then the turn after the one that ended begins.
+    """
+    new = s.dev_new[p]
+    new[0] = new[1] = new[2] = new[3] = new[4] = 0
+    if s.phase == MAIN:
+        if ev is not None:
+            ev.append(TurnEnded(p))
+        s.special_from = p
+        if s.proposals:  # R-TRADE-2: proposals end with the turn
+            s.proposals = {}
+    n = s.settings.players
+    owner = s.special_from
+    hands = s.hands
+    q = (p + 1) % n
+    while q != owner:
+        if sum(hands[q]) >= 2:
+            s.current = q
+            s.phase = SPECIAL_BUILD
+            if ev is not None:
+                ev.append(SpecialBuildStarted(q))
+            return
+        q = (q + 1) % n
+    s.special_from = -1
+    _start_turn(s, (owner + 1) % n, ev)
 
 
 def _start_turn(s: GameState, seat: int, ev: Ev) -> None:
@@ -1503,9 +1564,10 @@ def longest_road(s: GameState, p: int) -> int:
     if not roads:
         return 0
     no = s.node_owner
+    en = s.info.edge_nodes
     adj: dict[int, list[tuple[int, int]]] = {}
     for i, e in enumerate(roads):
-        a, b = EDGE_NODES[e]
+        a, b = en[e]
         bit = 1 << i
         if a in adj:
             adj[a].append((bit, b))
@@ -1569,9 +1631,12 @@ def _length_after_new_road(s: GameState, p: int, edge: int) -> int:
     recount.
     """
     eo = s.edge_owner
-    a, b = EDGE_NODES[edge]
-    da = sum(1 for e in NODE_EDGES[a] if eo[e] == p)
-    db = sum(1 for e in NODE_EDGES[b] if eo[e] == p)
+    info = s.info
+    ne = info.node_edges
+    other = info.edge_other
+    a, b = info.edge_nodes[edge]
+    da = sum(1 for e in ne[a] if eo[e] == p)
+    db = sum(1 for e in ne[b] if eo[e] == p)
     if da > 1 and db > 1:
         return longest_road(s, p)
     if da == 1 and db == 1:
@@ -1589,9 +1654,9 @@ def _length_after_new_road(s: GameState, p: int, edge: int) -> int:
             o = no[node]
             if o >= 0 and o != p:
                 return
-        for e in NODE_EDGES[node]:
+        for e in ne[node]:
             if eo[e] == p and not (used >> e) & 1:
-                dfs(EDGE_OTHER[e][node], used | (1 << e), length + 1)
+                dfs(other[e][node], used | (1 << e), length + 1)
 
     o = no[a]
     if o < 0 or o == p:  # an opponent's building at ``a`` ends the trail there

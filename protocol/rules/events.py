@@ -52,6 +52,15 @@ class TurnEnded(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class SpecialBuildStarted(Event):
+    """R-56-8: ``seat`` may now build or buy, or pass (``end_turn``), in the
+    Special Building Phase after another seat's turn."""
+
+    seat: int
+    name: ClassVar[str] = "special_build_started"
+
+
+@dataclass(frozen=True, slots=True)
 class DiceRolled(Event):
     seat: int
     dice: tuple[int, int]
@@ -350,7 +359,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         TradeAnswered, TradeCountered, TradeCompleted, TradeCancelled, LongestRoadChanged,
         LargestArmyChanged, GameOver, TokensGained, TokensSpent, ForcedTradeDrawn, GaveBack,
         KnightDiscarded, TradeProposed, ProposalRejected, ProposalWithdrawn,
-        RoadBuildingStopped,
+        RoadBuildingStopped, SpecialBuildStarted,
     )
 }
 

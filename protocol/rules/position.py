@@ -32,10 +32,6 @@ from typing import Any
 from .board import (
     DESERT,
     GENERIC_HARBOR,
-    NODE_EDGES,
-    NUM_EDGES,
-    NUM_HEXES,
-    NUM_NODES,
     Board,
 )
 from .check import (
@@ -48,8 +44,6 @@ from .check import (
 )
 from .engine import new_game, setup_seat
 from .state import (
-    BANK_PER_RESOURCE,
-    DEV_DECK,
     MAX_OFFERS,
     MAX_PROPOSALS,
     NEUTRAL_NODES,
@@ -135,7 +129,9 @@ class Position:
     counts tie (the card stays with whoever had it first); ``played``: the
     development cards played so far by type (None: the seats' knights).
     ``rng``: the random generator's state (None: as a new game of this seed
-    leaves it)."""
+    leaves it). ``special_from``: in the special building phase (5–6
+    players, R-56-8), the seat whose turn ended; ``current`` is the seat
+    building."""
 
     settings: Settings = field(default_factory=Settings)
     seats: tuple[SeatPosition, ...] = ()
@@ -165,6 +161,7 @@ class Position:
     winner: int | None = None
     first_seat: int | None = None
     rng: int | None = None
+    special_from: int | None = None
 
 
 # --- building a state ---------------------------------------------------------------
@@ -220,9 +217,10 @@ def build(pos: Position) -> GameState:
     if type(s.turn) is not int or s.turn < 0:
         raise _fail("turn must be a number >= 0")
     # Pieces.
-    s.node_owner = [-1] * NUM_NODES
-    s.node_level = [0] * NUM_NODES
-    s.edge_owner = [-1] * NUM_EDGES
+    geo = s.info.geo
+    s.node_owner = [-1] * geo.num_nodes
+    s.node_level = [0] * geo.num_nodes
+    s.edge_owner = [-1] * geo.num_edges
     described = list(pos.seats)
     if two:
         neutrals = list(pos.neutrals) or [SeatPosition(settlements=(v,)) for v in NEUTRAL_NODES]
@@ -230,13 +228,13 @@ def build(pos: Position) -> GameState:
     for o, sp in enumerate(described):
         what = f"seat {o}" if o < n else f"neutral {o}"
         for level, nodes in ((1, sp.settlements), (2, sp.cities)):
-            for v in _ids(nodes, NUM_NODES, f"{what} buildings"):
+            for v in _ids(nodes, geo.num_nodes, f"{what} buildings"):
                 if s.node_owner[v] >= 0:
                     raise _fail(f"intersection {v} has two buildings ({what} and owner "
                                 f"{s.node_owner[v]})")
                 s.node_owner[v] = o
                 s.node_level[v] = level
-        for e in _ids(sp.roads, NUM_EDGES, f"{what} roads"):
+        for e in _ids(sp.roads, geo.num_edges, f"{what} roads"):
             if s.edge_owner[e] >= 0:
                 raise _fail(f"edge {e} has two roads ({what} and owner {s.edge_owner[e]})")
             s.edge_owner[e] = o
@@ -244,12 +242,13 @@ def build(pos: Position) -> GameState:
             raise _fail(f"{what}: neutral players have settlements and roads only (R-2P-4)")
     # Cards.
     s.hands = [list(_five(sp.hand, f"seat {q} hand")) for q, sp in enumerate(pos.seats)]
+    full = st.bank_per_resource
     for r in range(5):
         held = sum(h[r] for h in s.hands)
-        if held > BANK_PER_RESOURCE:
+        if held > full:
             raise _fail(f"the hands hold {held} {('lumber', 'brick', 'wool', 'grain', 'ore')[r]}"
-                        f": the game has {BANK_PER_RESOURCE} (R-COMP-3)")
-        s.bank[r] = BANK_PER_RESOURCE - held
+                        f": the game has {full} (R-COMP-3, R-56-5)")
+        s.bank[r] = full - held
     s.dev_hand = [list(_five(sp.dev, f"seat {q} dev")) for q, sp in enumerate(pos.seats)]
     s.dev_new = [list(_five(sp.dev_new, f"seat {q} dev_new")) for q, sp in enumerate(pos.seats)]
     s.knights = []
@@ -261,10 +260,10 @@ def build(pos: Position) -> GameState:
         sum(s.knights), 0, 0, 0, 0]
     s.dev_out = out
     for k in range(5):
-        left = DEV_DECK[k] - out[k] - sum(h[k] for h in s.dev_hand)
+        left = st.dev_deck[k] - out[k] - sum(h[k] for h in s.dev_hand)
         if left < 0:
             raise _fail(f"more development cards of kind {_DEV[k]} held and played than the "
-                        f"{DEV_DECK[k]} of R-COMP-4")
+                        f"{st.dev_deck[k]} of R-COMP-4 (R-56-5)")
         s.dev_deck[k] = left
     # Trade tokens (R-2P-2).
     if two:
@@ -312,12 +311,22 @@ def build(pos: Position) -> GameState:
             s.discard_owed[q] = (held // 2 if held >= 8 else 0) if sp.owe is None else sp.owe
     elif any(sp.owe for sp in pos.seats):
         raise _fail("cards are owed only in the discard phase")
-    s.robber = s.info.desert if pos.robber is None else pos.robber
-    if type(s.robber) is not int or not 0 <= s.robber < NUM_HEXES:
+    if pos.robber is not None:  # else where the new game put it (R-BOARD-3, R-56-4)
+        s.robber = pos.robber
+    if type(s.robber) is not int or not 0 <= s.robber < geo.num_hexes:
         raise _fail(f"robber: no hex {s.robber!r}")
+    s.special_from = -1
+    if phase == Phase.SPECIAL_BUILD:
+        if pos.special_from is None:
+            raise _fail("special_build: say whose turn ended (from=)")
+        s.special_from = pos.special_from
+        if type(s.special_from) is not int or not 0 <= s.special_from < n:
+            raise _fail(f"from: a seat 0..{n - 1}")
+    elif pos.special_from is not None:
+        raise _fail("from= (whose turn ended) goes with phase=special_build only")
     s.pending_harbors = []
     for q, sp in enumerate(pos.seats):
-        for v in _ids(sp.pending, NUM_NODES, f"seat {q} pending harbors"):
+        for v in _ids(sp.pending, geo.num_nodes, f"seat {q} pending harbors"):
             s.pending_harbors.append((q, v))
     # Domestic trade.
     s.trade = None
@@ -364,7 +373,7 @@ def build(pos: Position) -> GameState:
         i = placed if placed < n else 2 * n - 1 - placed
         s.first_seat = (s.current - i) % n
     else:
-        s.first_seat = (s.current - max(0, s.turn - 1)) % n
+        s.first_seat = (_turn_seat(s) - max(0, s.turn - 1)) % n
     s.lr_holder = -1 if pos.longest_road is None else pos.longest_road
     s.la_holder = -1 if pos.largest_army is None else pos.largest_army
     s.log = None
@@ -380,8 +389,9 @@ def build(pos: Position) -> GameState:
 def _awaiting_road(s: GameState) -> int:
     """The current seat's settlement that has no road yet (set-up)."""
     q = s.current
-    bare = [v for v in range(NUM_NODES) if s.node_owner[v] == q
-            and not any(s.edge_owner[e] == q for e in NODE_EDGES[v])]
+    geo = s.info.geo
+    bare = [v for v in range(geo.num_nodes) if s.node_owner[v] == q
+            and not any(s.edge_owner[e] == q for e in geo.node_edges[v])]
     if len(bare) != 1:
         raise _fail("setup_road: say which settlement awaits its road (setup_node=)")
     return bare[0]
@@ -408,6 +418,7 @@ def position_of(s: GameState) -> Position:
     its log); only what cannot be derived is filled in."""
     st = s.settings
     n = st.players
+    nodes, edges = range(s.info.num_nodes), range(s.info.num_edges)
     seats = []
     for q in range(n):
         owe = s.discard_owed[q]
@@ -415,11 +426,11 @@ def position_of(s: GameState) -> Position:
         default_owe = held // 2 if held >= 8 else 0
         prop = s.proposals.get(q)
         seats.append(SeatPosition(
-            settlements=tuple(v for v in range(NUM_NODES)
+            settlements=tuple(v for v in nodes
                               if s.node_owner[v] == q and s.node_level[v] == 1),
-            cities=tuple(v for v in range(NUM_NODES)
+            cities=tuple(v for v in nodes
                          if s.node_owner[v] == q and s.node_level[v] == 2),
-            roads=tuple(e for e in range(NUM_EDGES) if s.edge_owner[e] == q),
+            roads=tuple(e for e in edges if s.edge_owner[e] == q),
             hand=_five(tuple(s.hands[q]), "hand"),
             dev=_five(tuple(s.dev_hand[q]), "dev"),
             dev_new=_five(tuple(s.dev_new[q]), "dev_new"),
@@ -437,8 +448,8 @@ def position_of(s: GameState) -> Position:
     neutrals: tuple[SeatPosition, ...] = ()
     if st.two_player:
         neutrals = tuple(SeatPosition(
-            settlements=tuple(v for v in range(NUM_NODES) if s.node_owner[v] == o),
-            roads=tuple(e for e in range(NUM_EDGES) if s.edge_owner[e] == o))
+            settlements=tuple(v for v in nodes if s.node_owner[v] == o),
+            roads=tuple(e for e in edges if s.edge_owner[e] == o))
             for o in (2, 3))
         if all(x.settlements == (v,) and not x.roads
                for x, v in zip(neutrals, NEUTRAL_NODES, strict=True)):
@@ -464,7 +475,7 @@ def position_of(s: GameState) -> Position:
         neutrals=neutrals,
         board=None if fresh.board == s.board else s.board,
         turn=None if s.turn == (0 if setup else 1) else s.turn,
-        robber=None if s.robber == s.info.desert else s.robber,
+        robber=None if s.robber == new_game(st, s.seed, board=s.board).robber else s.robber,
         dice=s.last_roll,
         rolls=None if s.rolls_done == default_rolls else s.rolls_done,
         dev_played=s.dev_played,
@@ -487,6 +498,7 @@ def position_of(s: GameState) -> Position:
         winner=s.winner,
         first_seat=None if s.first_seat == derived_first else s.first_seat,
         rng=None if s.rng.state == fresh.rng.state else s.rng.state,
+        special_from=None if s.special_from < 0 else s.special_from,
     )
 
 
@@ -496,7 +508,13 @@ def _derived_first(s: GameState) -> int:
         placed = setup_placements(s) - (1 if s.phase == Phase.SETUP_ROAD else 0)
         i = placed if placed < n else 2 * n - 1 - placed
         return (s.current - i) % n
-    return (s.current - max(0, s.turn - 1)) % n
+    return (_turn_seat(s) - max(0, s.turn - 1)) % n
+
+
+def _turn_seat(s: GameState) -> int:
+    """Whose turn it is: the current seat, or in a Special Building Phase the
+    seat whose turn ended (R-56-8)."""
+    return s.special_from if s.phase == Phase.SPECIAL_BUILD else s.current
 
 
 # --- the text form --------------------------------------------------------------------
@@ -573,6 +591,8 @@ def to_text(s: GameState | Position) -> str:
         out.append(f"played={_cards_text(pos.played, _DEV)}")
     if pos.winner is not None:
         out.append(f"winner={pos.winner}")
+    if pos.special_from is not None:
+        out.append(f"from={pos.special_from}")
     for q, sp in enumerate(pos.seats):
         out.append(f"#{q}")
         out.extend(_seat_text(sp))
@@ -688,7 +708,7 @@ _SEAT_KEYS = frozenset({"s", "c", "r", "h", "d", "new", "k", "t", "owe", "prop",
 _TOP_KEYS = frozenset({"p", "vp", "cap", "opt", "seed", "board", "rng", "first", "turn", "cur",
                        "phase", "dice", "rolls", "robber", "flags", "return", "neutral_return",
                        "free", "giveback", "setup_node", "offer", "answers", "lr", "la",
-                       "played", "winner"})
+                       "played", "winner", "from"})
 
 
 def _seat_of(d: dict[str, str], what: str) -> SeatPosition:
@@ -807,6 +827,7 @@ def _position(top: dict[str, str], sections: list[tuple[str, dict[str, str]]]) -
         winner=opt_num("winner"),
         first_seat=opt_num("first"),
         rng=rng,
+        special_from=opt_num("from"),
         **{flag_names[f]: True for f in flags},
     )
 
@@ -814,7 +835,8 @@ def _position(top: dict[str, str], sections: list[tuple[str, dict[str, str]]]) -
 def _board(v: str) -> Board:
     parts = v.split(":")
     if len(parts) != 3:
-        raise _fail("board=TERRAIN:NUMBERS:HARBORS (19 letters, 19 numbers, 9 letters)")
+        raise _fail("board=TERRAIN:NUMBERS:HARBORS (19 letters, 19 numbers, 9 letters; "
+                    "30, 30 and 11 with 5 or 6 players)")
     terrain_s, numbers_s, harbors_s = parts
     if any(c not in _RES + "D" for c in terrain_s) or any(c not in _HARBOR for c in harbors_s):
         raise _fail("board: terrain letters are L B W G O D, harbor letters L B W G O 3")

@@ -16,11 +16,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .board import NUM_EDGES, NUM_NODES, Board
+from .board import Board
 from .check import default_return, settle
 from .rng import Rng
 from .state import (
-    DEV_DECK,
     MAX_OFFERS,
     MAX_PROPOSALS,
     PHASE_NAMES,
@@ -107,12 +106,13 @@ def sample_state(view: Mapping[str, Any], tracker: CardTracker | int | None = No
     s.current = view["current"]
     s.turn = view["turn"]
     s.setup_node = -1 if view["setup_node"] is None else view["setup_node"]
-    s.node_owner = [-1] * NUM_NODES
-    s.node_level = [0] * NUM_NODES
+    geo = s.info.geo
+    s.node_owner = [-1] * geo.num_nodes
+    s.node_level = [0] * geo.num_nodes
     for node, owner, level in view["buildings"]:
         s.node_owner[node] = owner
         s.node_level[node] = level
-    s.edge_owner = [-1] * NUM_EDGES
+    s.edge_owner = [-1] * geo.num_edges
     for edge, owner in view["roads"]:
         s.edge_owner[edge] = owner
     # Who started is public; it is only needed during set-up (R-SETUP-2).
@@ -122,7 +122,9 @@ def sample_state(view: Mapping[str, Any], tracker: CardTracker | int | None = No
         i = step if step < n else 2 * n - 1 - step
         s.first_seat = (s.current - i) % n
     else:
-        s.first_seat = (s.current - max(0, s.turn - 1)) % n
+        special_from = view.get("special_from")
+        turn_seat = s.current if special_from is None else special_from
+        s.first_seat = (turn_seat - max(0, s.turn - 1)) % n
     s.setup_step = 0  # settled below
     s.robber = view["robber"]
     s.bank = list(view["bank"])
@@ -161,6 +163,7 @@ def sample_state(view: Mapping[str, Any], tracker: CardTracker | int | None = No
     s.lr_holder = -1 if view["longest_road"] is None else view["longest_road"]
     s.la_holder = -1 if view["largest_army"] is None else view["largest_army"]
     s.dev_out = list(view.get("dev_out", [0] * 5))
+    s.special_from = -1 if view.get("special_from") is None else view["special_from"]
     s.log = None
 
     # Hands: the viewer's own is known; the others are drawn from the tracker.
@@ -172,7 +175,7 @@ def sample_state(view: Mapping[str, Any], tracker: CardTracker | int | None = No
     # Development cards: the deck and the others' hidden cards come from what is
     # neither played (public) nor the viewer's own.
     others = [q for q in range(n) if q != me]
-    unseen = [DEV_DECK[k] - s.dev_out[k] for k in range(5)]
+    unseen = [settings.dev_deck[k] - s.dev_out[k] for k in range(5)]
     if you is not None:
         for k in range(5):
             unseen[k] -= you["dev_cards"][k]
@@ -198,7 +201,7 @@ def sample_state(view: Mapping[str, Any], tracker: CardTracker | int | None = No
         s.dev_new[me] = list(you["dev_new"])
     cur = s.current
     playing = s.phase not in (Phase.GAME_OVER, Phase.SETUP_SETTLEMENT, Phase.SETUP_ROAD)
-    if cur != me and playing:
+    if cur != me and playing and s.phase != Phase.SPECIAL_BUILD:  # R-56-9: no win there
         # The game is not over, so the current player holds fewer victory point
         # cards than it lacks for the win (R-WIN-1): swap the excess for others.
         limit = settings.vp_target - 1 - seats[cur]["vp"]

@@ -15,15 +15,7 @@ from enum import IntEnum
 from typing import Any
 
 from .actions import action_from_dict
-from .board import (
-    EDGE_NODES,
-    HARBOR_EDGES,
-    HEX_NODES,
-    NODE_HEXES,
-    NUM_EDGES,
-    NUM_NODES,
-    Board,
-)
+from .board import Board, Geometry, geometry_for
 from .errors import InvalidLog, RulesError
 from .rng import Rng
 
@@ -33,7 +25,11 @@ DEV_CARDS: tuple[str, ...] = (
 )
 DEV_DECK: tuple[int, ...] = (14, 2, 2, 2, 5)
 """R-COMP-4: 14 knights, 2 road building, 2 year of plenty, 2 monopoly, 5 VP."""
+DEV_DECK_LARGE: tuple[int, ...] = (20, 3, 3, 3, 5)
+"""R-56-5: 20 knights, 3 road building, 3 year of plenty, 3 monopoly, 5 VP."""
 BANK_PER_RESOURCE = 19
+BANK_PER_RESOURCE_LARGE = 24
+"""R-56-5: the bank of a 5–6 player game holds 24 of each resource."""
 PIECES: tuple[int, int, int] = (15, 5, 4)
 """R-COMP-5: roads, settlements, cities per player."""
 ROADS, SETTLEMENTS, CITIES = range(3)
@@ -58,6 +54,7 @@ class Phase(IntEnum):
     NEUTRAL_ROAD = 10
     NEUTRAL_SETTLEMENT = 11
     GIVE_BACK = 12
+    SPECIAL_BUILD = 13
 
 
 PHASE_NAMES: tuple[str, ...] = tuple(p.name.lower() for p in Phase)
@@ -84,7 +81,9 @@ class Settings:
     """What a table chooses before the game.
 
     ``players`` is 3 or 4 for the base game, 2 for the official two-player
-    variant (R-2P: two neutral players, trade tokens, double roll). The
+    variant (R-2P: two neutral players, trade tokens, double roll), 5 or 6
+    for the official extension (R-56: the large board, a bigger bank and
+    deck, the Special Building Phase). The
     options (R-OPT-1..5) are off by default; :meth:`sea3d` turns on the
     sea3D house rules. ``turn_cap`` is not a rule: it lets automated runs
     stop a game that would never end (0 = no cap); a capped game ends with no
@@ -103,8 +102,8 @@ class Settings:
     balanced_dice: bool = False
 
     def __post_init__(self) -> None:
-        if type(self.players) is not int or not 2 <= self.players <= 4:
-            raise RulesError("a game is for 2 (variant), 3 or 4 players", "bad_settings")
+        if type(self.players) is not int or not 2 <= self.players <= 6:
+            raise RulesError("a game is for 2 to 6 players", "bad_settings")
         if type(self.vp_target) is not int or not 3 <= self.vp_target <= 20:
             raise RulesError("the VP target must be between 3 and 20 (R-OPT-5)", "bad_settings")
         if type(self.turn_cap) is not int or self.turn_cap < 0:
@@ -133,6 +132,23 @@ class Settings:
     @property
     def rolls_per_turn(self) -> int:
         return 2 if self.players == 2 else 1  # R-2P-3
+
+    @property
+    def extension(self) -> bool:
+        """The 5–6 player extension (R-56): large board, Special Building Phase."""
+        return self.players >= 5
+
+    @property
+    def geometry(self) -> Geometry:
+        return geometry_for(self.players)
+
+    @property
+    def bank_per_resource(self) -> int:
+        return BANK_PER_RESOURCE_LARGE if self.players >= 5 else BANK_PER_RESOURCE
+
+    @property
+    def dev_deck(self) -> tuple[int, ...]:
+        return DEV_DECK_LARGE if self.players >= 5 else DEV_DECK
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {
@@ -186,29 +202,48 @@ class Trade:
 
 class BoardInfo:
     """Per-game constants (board tables, rule switches), computed once per game
-    and shared by copies. The switches repeat ``Settings`` as plain attributes
-    because the hot paths read them on every action."""
+    and shared by copies. The switches repeat ``Settings`` and the geometry's
+    tables are repeated as plain attributes because the hot paths read them on
+    every action (one attribute each, looked up once per call)."""
 
     __slots__ = ("board", "node_harbor", "production", "desert", "two_player", "strict",
-                 "rolls_per_turn", "harbor_rows")
+                 "rolls_per_turn", "harbor_rows", "geo", "special_build",
+                 "num_hexes", "num_nodes", "num_edges", "edge_nodes", "hex_nodes",
+                 "node_hexes", "node_edges", "node_nodes", "edge_other", "coastal_nodes")
 
     def __init__(self, board: Board, settings: Settings | None = None) -> None:
         settings = settings or Settings()
+        geo = board.geometry
+        if geo is not settings.geometry:
+            raise RulesError(f"a {settings.players}-player game is played on the "
+                             f"{settings.geometry.num_hexes}-hex board (R-56-1)", "bad_settings")
         self.two_player = settings.two_player
         self.strict = settings.strict_phases
         self.rolls_per_turn = settings.rolls_per_turn
+        self.special_build = settings.extension
         self.board = board
+        self.geo = geo
+        self.num_hexes = geo.num_hexes
+        self.num_nodes = geo.num_nodes
+        self.num_edges = geo.num_edges
+        self.edge_nodes = geo.edge_nodes
+        self.hex_nodes = geo.hex_nodes
+        self.node_hexes = geo.node_hexes
+        self.node_edges = geo.node_edges
+        self.node_nodes = geo.node_nodes
+        self.edge_other = geo.edge_other
+        self.coastal_nodes = geo.coastal_nodes
         self.node_harbor = board.node_harbors()
         prod: list[list[tuple[int, int, tuple[int, ...]]]] = [[] for _ in range(13)]
         for h in range(len(board.terrain)):
             n = board.numbers[h]
             if n:
-                prod[n].append((h, board.terrain[h], HEX_NODES[h]))
+                prod[n].append((h, board.terrain[h], geo.hex_nodes[h]))
         self.production = tuple(tuple(x) for x in prod)
         self.desert = board.desert
         self.harbor_rows = tuple(
-            (e, EDGE_NODES[e][0], EDGE_NODES[e][1], kind)
-            for e, kind in zip(HARBOR_EDGES, board.harbors, strict=True))
+            (e, geo.edge_nodes[e][0], geo.edge_nodes[e][1], kind)
+            for e, kind in zip(geo.harbor_edges, board.harbors, strict=True))
         """The harbors as the view lists them: (edge, node, node, type)."""
 
 
@@ -216,7 +251,7 @@ def add_production_node(s: GameState, node: int) -> None:
     """Index a new building for production: ``s.prod_nodes[number]`` lists
     ``(hex, resource, node)`` for every building next to a hex with ``number``."""
     board = s.info.board
-    for h in NODE_HEXES[node]:
+    for h in s.info.node_hexes[node]:
         number = board.numbers[h]
         if number:
             s.prod_nodes[number] = (*s.prod_nodes[number], (h, board.terrain[h], node))
@@ -273,7 +308,7 @@ class GameState:
         "rolled", "free_roads", "return_phase", "steal_from", "trade", "winner", "last_roll",
         "vp", "prod_nodes", "tokens", "token_stock", "token_used", "knight_discarded", "dev_out",
         "rolls_done", "first_sum", "neutral_return", "give_back", "built", "pending_harbors",
-        "proposals", "proposals_made", "offers_made", "log",
+        "proposals", "proposals_made", "offers_made", "special_from", "log",
     )
 
     settings: Settings
@@ -328,6 +363,10 @@ class GameState:
     proposals: dict[int, tuple[tuple[int, ...], tuple[int, ...]]]
     proposals_made: list[int]
     offers_made: list[int]
+    special_from: int
+    """R-56-8: during a Special Building Phase, the seat whose turn ended (the
+    phase ends when the seat before it has built); -1 otherwise. ``current`` is
+    the seat building."""
     log: list[LogEntry] | None
 
     @property
@@ -401,6 +440,7 @@ class GameState:
         c.proposals = dict(self.proposals) if self.proposals else {}
         c.proposals_made = self.proposals_made[:]
         c.offers_made = self.offers_made[:]
+        c.special_from = self.special_from
         c.log = list(self.log) if keep_log and self.log is not None else None
         return c
 
@@ -462,6 +502,8 @@ class GameState:
             "proposals_made": self.proposals_made[:],
             "offers_made": self.offers_made[:],
         }
+        if self.settings.extension:  # a 5–6 player game (snapshots of others keep their form)
+            d["special_from"] = self.special_from
         if include_log:
             d["log"] = None if self.log is None else [entry_to_dict(e) for e in self.log]
         return d
@@ -497,13 +539,14 @@ class GameState:
         pending = set(self.pending_harbors)
         self.prod_nodes = [()] * 13
 
-        for e in range(NUM_EDGES):
+        info = self.info
+        for e in range(info.num_edges):
             o = self.edge_owner[e]
             if o >= 0:
                 self.roads[o].append(e)
-                self.reach[o].update(EDGE_NODES[e])
+                self.reach[o].update(info.edge_nodes[e])
                 self.pieces[o][ROADS] -= 1
-        for node in range(NUM_NODES):
+        for node in range(info.num_nodes):
             o = self.node_owner[node]
             if o < 0:
                 continue
@@ -521,7 +564,7 @@ class GameState:
     def recount_vp(self) -> None:
         """Public VP of every owner from the buildings and the special cards."""
         self.vp = [0] * self.settings.owners
-        for node in range(NUM_NODES):
+        for node in range(self.info.num_nodes):
             o = self.node_owner[node]
             if o >= 0:
                 self.vp[o] += 1 if self.node_level[node] == 1 else 2

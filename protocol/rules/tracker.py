@@ -48,6 +48,7 @@ from .events import (
     RoadBuilt,
     SettlementBuilt,
     SetupIncome,
+    SpecialBuildStarted,
     Stolen,
     TradeAnswered,
     TradeCancelled,
@@ -60,7 +61,7 @@ from .events import (
     event_from_dict,
 )
 from .rng import Rng
-from .state import BANK_PER_RESOURCE, COST_CITY, COST_DEV, COST_ROAD, COST_SETTLEMENT
+from .state import COST_CITY, COST_DEV, COST_ROAD, COST_SETTLEMENT, Settings
 
 MAX_WORLDS = 4096
 """Most joint hand assignments a tracker keeps before it falls back to bounds."""
@@ -118,18 +119,20 @@ class CardTracker:
     :meth:`possible`, :meth:`probable`; draw hands with :meth:`sample`.
     """
 
-    __slots__ = ("players", "seat", "bank", "counts", "bought", "lost", "_worlds", "_floor",
-                 "_offer", "_cum", "_certain")
+    __slots__ = ("players", "seat", "full", "bank", "counts", "bought", "lost", "_worlds",
+                 "_floor", "_offer", "_cum", "_certain")
 
     def __init__(self, players: int, seat: int | None) -> None:
         """A tracker at the start of a game: every hand empty, the bank full."""
-        if not 2 <= players <= 4:
-            raise ValueError("a game is for 2 to 4 players")
+        if not 2 <= players <= 6:
+            raise ValueError("a game is for 2 to 6 players")
         if seat is not None and not 0 <= seat < players:
             raise ValueError(f"no seat {seat} in a {players}-player game")
         self.players = players
         self.seat = seat
-        self.bank = [BANK_PER_RESOURCE] * 5
+        self.full = Settings(players=players).bank_per_resource
+        """Cards of each resource in the game (R-COMP-3, R-56-5)."""
+        self.bank = [self.full] * 5
         """The bank's counts (public; followed from the events)."""
         self.counts = [0] * players
         """Every seat's card count (public)."""
@@ -257,7 +260,7 @@ class CardTracker:
             return tuple(_hand(h) for h in hands) in self._worlds
         if any(not _covers(h, f) for h, f in zip(hands, self._floor, strict=True)):
             return False
-        return all(sum(h[r] for h in hands) + self.bank[r] == BANK_PER_RESOURCE
+        return all(sum(h[r] for h in hands) + self.bank[r] == self.full
                    for r in range(5))
 
     def matches(self, view: Mapping[str, Any]) -> bool:
@@ -394,7 +397,7 @@ class CardTracker:
                 self._move(e.seat, e.partner, e.cards)
             else:
                 self._steal_unseen(e.partner, e.seat, e.count, random=False)
-        elif isinstance(e, TurnStarted):
+        elif isinstance(e, TurnStarted | SpecialBuildStarted):
             self.bought = [0] * n
             self._offer = None
             return False
@@ -540,7 +543,7 @@ class CardTracker:
 
     def _pool(self) -> list[int]:
         """Cards outside the bank whose holder is not pinned down (fallback)."""
-        return [BANK_PER_RESOURCE - self.bank[r] - sum(f[r] for f in self._floor)
+        return [self.full - self.bank[r] - sum(f[r] for f in self._floor)
                 for r in range(5)]
 
     def _reenumerate(self, force: bool = False) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Annotated, Any, TypedDict, cast
 
 from .actions import Action
-from .board import NUM_NODES, Board
+from .board import Board
 from .engine import legal_actions, may_propose, to_act
 from .plain import Choices, Items
 from .state import (
@@ -72,10 +72,8 @@ class YouView(TypedDict):
     may_propose: bool
 
 
-class View(TypedDict):
-    """The keys of a view (docs/ENGINE.md). ``Annotated[..., Cls]`` marks a map
-    that is ``Cls.to_dict()``; docs/protocol/schema.py writes the JSON Schema
-    of views from these declarations."""
+class ViewKeys(TypedDict):
+    """The keys every view has (see :class:`View`)."""
 
     seat: int | None
     players: int
@@ -116,7 +114,16 @@ class View(TypedDict):
     final_scores: list[int] | None
     you: YouView | None
 
-_NODES = range(NUM_NODES)
+
+class View(ViewKeys, total=False):
+    """The keys of a view (docs/ENGINE.md). ``Annotated[..., Cls]`` marks a map
+    that is ``Cls.to_dict()``; docs/protocol/schema.py writes the JSON Schema
+    of views from these declarations."""
+
+    special_from: int | None
+    """5–6 players only (R-56-8): in the special building phase, the seat whose
+    turn ended (``current`` is the seat building); None otherwise."""
+
 
 _PLAY_NAMES = {
     KNIGHT: "play_knight",
@@ -166,7 +173,8 @@ def observe(s: GameState, seat: int | None,
         "harbors": [list(h) for h in s.info.harbor_rows],
         "robber": s.robber,
         "buildings": [[node, owner, level] for node, owner, level
-                      in zip(_NODES, s.node_owner, s.node_level, strict=True) if owner >= 0],
+                      in zip(range(s.info.num_nodes), s.node_owner, s.node_level, strict=True)
+                      if owner >= 0],
         "roads": [[e, owner] for e, owner in enumerate(s.edge_owner) if owner >= 0],
         "phase": PHASE_NAMES[s.phase],
         "turn": s.turn,
@@ -201,6 +209,8 @@ def observe(s: GameState, seat: int | None,
         "final_scores": [s.total_vp(q) for q in range(n)] if over else None,
         "you": None,
     }
+    if s.info.special_build:
+        view["special_from"] = None if s.special_from < 0 else s.special_from
     if seat is not None and 0 <= seat < n:
         playable = []
         if not over and any(dev_hand[seat]):  # no cards, nothing to play

@@ -8,6 +8,7 @@ fields are ignored (minor versions add optional fields only).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +24,9 @@ MAX_TEXT = 512
 """Longest ``message`` of an ``error`` or a ``result`` (longer ones are clipped)."""
 MAX_PAGE = 100
 """Most table summaries in one ``tables`` message (a page: ``list_tables.offset``)."""
+MAX_SEATS = 6
+"""The most seats a table has (1.4: 5–6 players; 4 before): the length limit
+of every per-seat list."""
 TURN_TIMER_MAX = 3600
 LADDER_GAMES_MAX = 10000
 """Most games one ``ladder_ready`` may ask for."""
@@ -110,7 +114,7 @@ SPECS: dict[str, Spec] = {
         "name": _f("str", "table name", optional=True, max_len=MAX_NAME),
         "bots": _f("list", "one bot kind per seat to fill with a bot the server starts "
                    "(random, greedy, heuristic, search); they take the last seats",
-                   optional=True, max_len=4),
+                   optional=True, max_len=MAX_SEATS),
         "turn_timer": _f("int", "seconds per decision, 0 for none", optional=True),
         "seat": _f("bool", "false: create without taking a seat (spectate instead)",
                    optional=True),
@@ -134,7 +138,7 @@ SPECS: dict[str, Spec] = {
     "table": Spec(SERVER, "A table's state changed (seats, status).", {
         "table": _f("str", "table id", max_len=64),
         "seats": _f("list", "per seat: {name, kind: human|bot|empty, connected, auto (a "
-                    "bot stands in)}", max_len=4),
+                    "bot stands in)}", max_len=MAX_SEATS),
         "status": _f("str", "waiting, playing or finished", max_len=16),
         "can_start": _f("bool", "1.2, waiting tables only: whether you may start it",
                         optional=True),
@@ -157,7 +161,7 @@ SPECS: dict[str, Spec] = {
         "version": _f("int", "the table's event version this view reflects"),
         "view": _f("map", "the seat's view (docs/ENGINE.md)"),
         "clocks": _f("list", "1.3, tables with a chess clock: each seat's bank in ms now",
-                     optional=True, max_len=4),
+                     optional=True, max_len=MAX_SEATS),
     }),
     "events": Spec(SERVER, "What happened, redacted for you.", {
         "version": _f("int", "the table's event version after these events"),
@@ -203,7 +207,7 @@ SPECS: dict[str, Spec] = {
     "resync": Spec(CLIENT, "Ask for a full view (after a gap in event versions)."),
     "game_over": Spec(SERVER, "The game ended.", {
         "winner": _f("int", "winning seat, nil if stopped", optional=True),
-        "scores": _f("list", "final VP per seat", max_len=4),
+        "scores": _f("list", "final VP per seat", max_len=MAX_SEATS),
         "chance": _f("map", "1.4: the game's chance revealed: {scheme, commitment, salt, "
                      "secret}; without salt and secret while another game still uses it (a "
                      "duplicate set: revealed with the set's results)", optional=True),
@@ -331,6 +335,8 @@ ERROR_CODES: dict[str, str] = {
                   "the owner holds its most names, the ladder is full, registration is closed)",
     "ladder_busy": "ladder: that bot is connected and ready already (one connection per bot), "
                    "or suspended after a forfeit",
+    "version_too_old": "1.4: the table needs a newer protocol version than the one your "
+                       "hello named (5–6 player tables need 1.4)",
 }
 """Connection-level error codes. Rejected actions carry the engine's codes
 (``not_your_turn``, ``illegal_action``, ``cannot_afford``, ... see
@@ -350,7 +356,9 @@ class Setting:
 
 
 SETTINGS: dict[str, Setting] = {
-    "players": Setting("int", 4, "2 (the two-player variant), 3 or 4", 2, 4),
+    "players": Setting("int", 4, "2 (the two-player variant), 3 or 4; 1.4: 5 or 6 (the "
+                       "5–6 player extension: the 30-hex board, the special building "
+                       "phase; such tables are for 1.4 clients only)", 2, 6),
     "vp_target": Setting("int", 10, "victory points to win", 3, 20),
     "turn_cap": Setting("int", 0, "turns after which the game stops with no winner (when "
                         "turn cap + 1 would start); 0: no cap (automated runs)", 0, 10000),
@@ -468,6 +476,15 @@ def unknown_actions(minor: int) -> frozenset[str] | None:
     know (None: it knows them all)."""
     unknown = frozenset(name for name, since in ACTIONS_SINCE.items() if since > minor)
     return unknown or None
+
+
+def minor_needed(settings: Mapping[str, Any]) -> int:
+    """The least minor version a client needs to play or watch a table with
+    these (checked) settings: 4 for 5 or 6 players (the 30-hex board and the
+    special building phase, which a 1.3 client cannot draw or play), else 0.
+    A server neither lists such a table to an older client nor lets it
+    create, join or watch one (``version_too_old``)."""
+    return 4 if int(settings.get("players", 4)) >= 5 else 0
 
 
 def parse_version(text: str) -> tuple[int, int] | None:

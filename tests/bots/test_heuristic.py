@@ -55,6 +55,9 @@ VARIANTS = {
     "sea3d-3p": _settings(Settings.sea3d(3), turn_cap=1000),
     "sea3d-2p": _settings(Settings.sea3d(2), turn_cap=1000),
     "strict-8vp": Settings(players=4, vp_target=8, strict_phases=True, turn_cap=1000),
+    "5p": Settings(players=5, turn_cap=1000),
+    "6p": Settings(players=6, turn_cap=1000),
+    "sea3d-6p": _settings(Settings.sea3d(6), turn_cap=1000),
 }
 
 
@@ -189,7 +192,7 @@ def test_discard_keeps_the_cards_of_a_city() -> None:
     assert action.cards == (3, 0, 1, 0, 0)  # type: ignore[attr-defined]
 
 
-@pytest.mark.parametrize("name", ["4p", "2p", "sea3d-3p", "strict-8vp"])
+@pytest.mark.parametrize("name", ["4p", "2p", "sea3d-3p", "strict-8vp", "6p"])
 def test_deciding_from_the_state_is_deciding_from_the_view(name: str) -> None:
     """``act_state`` (what rollouts call) takes exactly the decision ``act`` takes
     on the seat's view, at every decision of whole games, for both policies."""

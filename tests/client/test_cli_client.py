@@ -62,8 +62,10 @@ def test_client_refuses_a_bad_address(capsys: pytest.CaptureFixture[str]) -> Non
 
 
 def test_play_refuses_too_many_bots(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["play", "--bots", "random", "random", "random", "random"]) == 2
-    assert "1 to 3 bots" in capsys.readouterr().err
+    assert main(["play", "--bots", *["random"] * 6]) == 2
+    assert "1 to 5 bots" in capsys.readouterr().err
+    assert main(["play", "--players", "6", "--bots", "random", "random"]) == 2
+    assert "--players 6 takes 5 bots" in capsys.readouterr().err
 
 
 def test_screenshot_is_drawn_by_the_screenshot_module(
@@ -73,17 +75,19 @@ def test_screenshot_is_drawn_by_the_screenshot_module(
     fake = types.ModuleType("client.screenshot")
 
     def render_screenshot(path: str, lang: str = "en", size: tuple[int, int] = (0, 0),
-                          scene: str = "table") -> None:
-        calls.append((path, lang, size, scene))
+                          scene: str = "table", players: int = 0) -> None:
+        calls.append((path, lang, size, scene, players))
 
     fake.render_screenshot = render_screenshot  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "client.screenshot", fake)
     out = str(tmp_path / "shot.png")
     assert main(["client", "--screenshot", out, "--lang", "ja"]) == 0
-    assert calls == [(out, "ja", (1280, 800), "table")]
+    assert calls == [(out, "ja", (1280, 800), "table", 4)]
     assert out in capsys.readouterr().out
     assert main(["client", "--screenshot", out, "--scene", "stats"]) == 0
     assert calls[-1][3] == "stats"
+    assert main(["client", "--screenshot", out, "--players", "6"]) == 0
+    assert calls[-1][4] == 6
 
 
 def test_bench_client_prints_the_frame_bench(monkeypatch: pytest.MonkeyPatch,

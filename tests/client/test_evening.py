@@ -118,13 +118,14 @@ def test_an_idle_window_draws_nothing_until_something_changes() -> None:
         app.close()
 
 
-def table_app(lang: str = "en") -> tuple[App, FakeNet]:
-    """The real App at the canned table, its network a FakeNet."""
+def table_app(lang: str = "en", players: int = 4) -> tuple[App, FakeNet]:
+    """The real App at the canned table, its network a FakeNet (with 5 or 6
+    ``players``: the 30-hex board, the client's seat in a special building phase)."""
     from client.canned import canned_model
 
     net = FakeNet()
     app = App(connect="127.0.0.1:1", discover=False, net_factory=lambda *a: net, lang=lang)
-    canned = canned_model(0, lang=lang)
+    canned = canned_model(0, lang=lang, players=players)
     for name, value in vars(canned).items():
         setattr(app.model, name, value)
     for _ in range(3):

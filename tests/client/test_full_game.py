@@ -94,6 +94,7 @@ class ScriptedMouse:
         self.offered = -1  # the turn of this seat's last offer
         self.plan_version = -1
         self.aborted = 0
+        self.phases: list[str] = []  # the phase of each decision in done
 
     @property
     def model(self) -> Any:
@@ -151,6 +152,7 @@ class ScriptedMouse:
             return
         action = self.decide()
         self.done.append(action)
+        self.phases.append(m.view["phase"])
         self.plan = self.plan_for(action, scene)
         self.plan_started = time.monotonic()
         self.plan_version = m.version
@@ -397,7 +399,7 @@ async def play_client_game(server: Server, players: int, vp_target: int, seed: i
 
 
 async def check_game(server: Server, players: int, vp_target: int, seed: int,
-                     timeout: float) -> None:
+                     timeout: float) -> ScriptedMouse:
     started = time.monotonic()
     app, mouse, outcomes = await play_client_game(server, players, vp_target, seed, timeout)
     over = app.model.game_over
@@ -418,6 +420,7 @@ async def check_game(server: Server, players: int, vp_target: int, seed: int,
     print(f"\n{players}-player game to {vp_target}: {len(mouse.done)} decisions by mouse "
           f"({mouse.clicks} clicks, {mouse.aborted} given up, {sorted(kinds)}), "
           f"winner seat {over['winner']}, {time.monotonic() - started:.1f} s")
+    return mouse
 
 
 async def test_client_plays_a_whole_game_with_three_bots(server: Server) -> None:
@@ -429,6 +432,19 @@ async def test_client_plays_a_whole_game_with_three_bots(server: Server) -> None
 async def test_client_plays_the_two_player_game(server: Server) -> None:
     """The two-player variant: neutral pieces, trade tokens and two rolls a turn."""
     await check_game(server, players=2, vp_target=8, seed=9, timeout=60)
+
+
+async def test_client_plays_six_players_through_special_building(server: Server) -> None:
+    """The 5–6 player extension (R-56) in the window: the 30-hex board, six
+    seats, and the special building phase after every turn, where the mouse
+    builds (the Road, Settlement, City and Dev card buttons and the lit board)
+    or passes (the Pass button) by clicks."""
+    mouse = await check_game(server, players=6, vp_target=8, seed=12, timeout=120)
+    special = [a for a, ph in zip(mouse.done, mouse.phases, strict=True)
+               if ph == "special_build"]
+    assert any(isinstance(a, EndTurn) for a in special)  # passed with the Pass button
+    assert any(isinstance(a, BuildRoad | BuildSettlement | BuildCity | BuyDevCard)
+               for a in special), special  # and built or bought in the phase
 
 
 @pytest.mark.slow

@@ -337,6 +337,11 @@ async def test_a_whole_game_by_keyboard(server: Server) -> None:
     await check_keys(server, players=4, seed=8)
 
 
+async def test_a_six_player_game_by_keyboard(server: Server) -> None:
+    """The 30-hex board's spots are stops too; Pass in the special building phase."""
+    await check_keys(server, players=6, seed=12)
+
+
 async def test_the_two_player_game_by_keyboard(server: Server) -> None:
     """Neutral pieces (the neutral chips are stops too), tokens and two rolls a turn."""
     await check_keys(server, players=2, seed=9)

@@ -407,3 +407,34 @@ def test_item1_the_font_cleans_what_it_draws(fonts: Fonts) -> None:
     assert font.size("a\x00b") == font.size("ab")
     assert font.size("bidi \u202eevil") == font.size("bidi evil")
     assert font.render(b"bytes\x00", True, (0, 0, 0)).get_width() > 0
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (800, 500)])
+def test_create_a_six_player_table(lobby: LobbyScene, ctx: Context, sent: list[Message],
+                                   size: tuple[int, int]) -> None:
+    """Five and six players (R-56): the stepper goes to 6, five seat rows appear
+    and fit the dialog at every window size, and the message asks for them."""
+    ctx.options["size"] = size
+    online(ctx)
+    lobby.update(0.016)
+    sent.clear()
+    lobby.open_create()
+    dialog = ctx.stack.top
+    assert isinstance(dialog, CreateTableDialog)
+    dialog.resized(size)
+    for _ in range(2):
+        click(dialog, dialog.players_stepper._right.center)  # 4 -> 6 players
+    assert dialog.players == 6
+    rows = dialog.seat_selectors[:5]
+    assert all(dialog.rect.contains(r.rect) for r in rows)
+    rects = [r.rect for r in rows] + [dialog.players_stepper.rect, dialog.timer_selector.rect,
+                                      *(c.rect for c in dialog.checks.values())]
+    assert not any(a.colliderect(b) for i, a in enumerate(rects) for b in rects[i + 1:])
+    assert all(r.rect.bottom < dialog.create_button.rect.top for r in rows)
+    for sel in rows:
+        sel.select("heuristic")
+    surface = pygame.Surface(size)
+    ctx.stack.draw(surface)
+    click(dialog, dialog.create_button.rect.center)
+    assert sent and sent[-1]["settings"]["players"] == 6
+    assert sent[-1]["bots"] == ["heuristic"] * 5

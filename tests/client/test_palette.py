@@ -25,6 +25,9 @@ from client.table_gfx import SAND, SEA_TOP, TERRAIN_COLORS
 
 MIN_SEAT_DISTANCE = 25.0
 """CIEDE2000 between any two seat colours: far beyond "just noticeable" (about 2)."""
+MIN_SIX_DISTANCE = 20.0
+"""The same with six seats (5–6 players), where every piece and disc also
+carries one of six marks; still ten times "just noticeable"."""
 
 
 @pytest.fixture(autouse=True)
@@ -62,15 +65,30 @@ def test_the_simulation_confuses_what_it_should() -> None:
 @pytest.mark.parametrize("vision", ["normal", "protanopia", "deuteranopia", "tritanopia"])
 def test_the_colour_blind_palette_keeps_every_seat_apart(vision: str) -> None:
     cb = palette.COLORBLIND
-    four = cb.seats
+    four = cb.seats[:4]
     two = (cb.seats[0], cb.seats[1], *cb.neutrals)  # the 2-player game with its neutrals
     assert min_distance(four, vision) >= MIN_SEAT_DISTANCE
     assert min_distance(two, vision) >= MIN_SEAT_DISTANCE
+    assert len(cb.seats) == 6
+    assert min_distance(cb.seats, vision) >= MIN_SIX_DISTANCE  # five and six players
+
+
+def test_six_seats_have_six_marks() -> None:
+    assert len(set(palette.MARKS)) == 6
+    assert [palette.mark(q) for q in range(6)] == list(palette.MARKS)
+    from client.table_gfx import mark_points
+
+    for shape in palette.MARKS[1:]:
+        pts = mark_points(shape, 0.0, 0.0, 10.0)
+        assert pts is not None and len(pts) >= 3
+    outlines = {tuple((round(x, 3), round(y, 3)) for x, y in mark_points(m, 0, 0, 10) or ())
+                for m in palette.MARKS}
+    assert len(outlines) == 6  # six different shapes
 
 
 def test_the_standard_palette_is_the_one_that_needs_the_option() -> None:
     """Red and orange come close under deuteranopia; the option does better."""
-    std, cb = palette.STANDARD.seats, palette.COLORBLIND.seats
+    std, cb = palette.STANDARD.seats[:4], palette.COLORBLIND.seats[:4]
     assert min_distance(std, "deuteranopia") < MIN_SEAT_DISTANCE
     assert all(min_distance(cb, v) > min_distance(std, v) for v in ("protanopia",
                                                                      "deuteranopia"))
@@ -80,24 +98,24 @@ def test_pieces_carry_a_mark_in_the_colour_blind_palette(surface: pygame.Surface
                                                           fonts: object) -> None:
     """Each seat's mark differs in shape; marks are drawn on pieces only with the
     colour-blind palette (the standard pieces stay as they were)."""
-    assert len(set(palette.MARKS)) == 4
+    assert len(set(palette.MARKS)) == 6  # one per seat, six with the 5–6 player game
     view = BoardView(lambda size, bold=False: pygame.font.Font(None, size))
     view.set_rect(pygame.Rect(0, 0, 600, 500))
-    plain = [view._building_sprite(palette.seat_color(q), 1, None) for q in range(4)]
+    plain = [view._building_sprite(palette.seat_color(q), 1, None) for q in range(6)]
     palette.use("colorblind")
     from client.board_view import owner_mark
 
-    marks = [owner_mark(q) for q in range(4)]
+    marks = [owner_mark(q) for q in range(6)]
     assert marks == list(palette.MARKS)
-    marked = [view._building_sprite(palette.seat_color(q), 1, marks[q]) for q in range(4)]
-    for q in range(4):
+    marked = [view._building_sprite(palette.seat_color(q), 1, marks[q]) for q in range(6)]
+    for q in range(6):
         # the same colour with and without the mark differ; two marks differ in shape
         bare = view._building_sprite(palette.seat_color(q), 1, None)
         assert pygame.image.tobytes(bare, "RGBA") != pygame.image.tobytes(marked[q], "RGBA")
     masks = [pygame.mask.from_threshold(view._building_sprite((240, 240, 240), 1, m),
                                         (24, 24, 28, 255), (40, 40, 40, 255)) for m in marks]
     counts = [m.count() for m in masks]
-    assert all(c > 4 for c in counts) and len(set(counts)) == 4, counts
+    assert all(c > 4 for c in counts) and len(set(counts)) == 6, counts
     palette.use("standard")
     assert owner_mark(0) is None
     assert plain  # drawn before the switch

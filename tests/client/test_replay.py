@@ -136,6 +136,32 @@ def test_stepping_seeking_and_playing_in_the_window() -> None:
         app.close()
 
 
+def test_a_six_player_game_in_the_viewer() -> None:
+    """A 5–6 player game (the 30-hex board): every step is the engine's, six
+    hands show, and the end opens the statistics of six seats."""
+    log = finished_log(players=6, seed=5)
+    names = ("Aiko", "Ben", "Chie", "Dan", "Emi", "Finn")
+    app = App(lang="en", discover=False, replay=Replay(log, ReplayInfo("Six", names)))
+    try:
+        app.step(1 / 60)
+        scene = app.ctx.stack.scenes[0]
+        assert isinstance(scene, ReplayScene)
+        r = scene.slider
+        click((r.x + r.w // 2, r.centery))
+        app.step(1 / 60)
+        state = replay(log, scene.shown)
+        assert [h["hand"] for h in scene.hands] == [list(x) for x in state.hands]
+        app.draw(app.screen)
+        assert scene.board.layout is not None and scene.board.layout.geo.num_hexes == 30
+        key(pygame.K_END)
+        for _ in range(6):
+            app.step(1 / 60)
+        assert app.model.game_over is not None and len(app.model.game_over["scores"]) == 6
+        app.draw(app.screen)
+    finally:
+        app.close()
+
+
 def test_the_viewer_in_japanese_and_its_buttons() -> None:
     app, scene = viewer(finished_log(players=3, seed=4), "ja")
     try:

@@ -224,3 +224,28 @@ def test_f3_switches_the_palette_and_keeps_it() -> None:
 def test_sound_pcm_is_computed_once_per_process() -> None:
     first = sound.pcm("build", 22050, 1)
     assert sound.pcm("build", 22050, 1) is first
+
+
+def test_the_special_building_phase_chimes_when_it_comes_to_you() -> None:
+    """Six players (R-56-8): another seat's turn ends and the phase comes to
+    this seat: the title says so and the chime sounds once; the next seat's
+    chance (not ours) is quiet."""
+    app, net = table_app(players=6)
+    try:
+        view = app.model.view
+        assert view is not None and view["phase"] == "special_build"
+        assert view["current"] == app.model.seat == 0 and view["special_from"] is not None
+        assert app.sound.requested.count("turn") == 1  # the phase came to us: chimed
+        assert pygame.display.get_caption()[0] == "● Your turn — Kaitaku"
+        later = view["turn"] + 1
+        others = dict(view, current=2, to_act=[2], turn=later, special_from=1)
+        net.inbox.append({"type": "view", "version": app.model.version + 1, "view": others})
+        app.step(1 / 60)
+        assert app.sound.requested.count("turn") == 1
+        assert pygame.display.get_caption()[0] == app.ctx.tr("app.title")
+        ours = dict(others, current=0, to_act=[0])
+        net.inbox.append({"type": "view", "version": app.model.version + 1, "view": ours})
+        app.step(1 / 60)
+        assert app.sound.requested.count("turn") == 2
+    finally:
+        app.close()

@@ -106,6 +106,53 @@ def test_window_sizes(ctx: Context, size: tuple[int, int]) -> None:
         assert lay.size > 70
 
 
+@pytest.mark.parametrize("lang", ["en", "ja"])
+@pytest.mark.parametrize("size", [(800, 500), (1024, 600), (1280, 800), (1920, 1080)])
+def test_six_seats_fit_every_window(make_ctx: Any, size: tuple[int, int], lang: str) -> None:
+    """Six players (R-56): the 30-hex board, six seat panels one under the other,
+    the log and the chat all inside the window, in both languages; the seat
+    building in a special building phase has the Pass button and the banner."""
+    ctx = make_ctx(lang=lang)
+    model = canned_model(0, players=6, lang=lang)
+    scene = make_scene(ctx, model, size)
+    surf = pygame.Surface(size)
+    frame(ctx, surf)
+    window = surf.get_rect()
+    lay = scene.board.layout
+    assert lay is not None and lay.geo.num_hexes == 30 and window.contains(lay.rect)
+    assert all(lay.rect.collidepoint(p) for p in lay.node_xy)  # the whole island shows
+    panels = [scene.rects[f"player{q}"] for q in range(6)]
+    assert all(window.contains(r) for r in panels)
+    assert all(a.bottom <= b.top for a, b in zip(panels, panels[1:], strict=False))
+    for name in ("log", "chat"):
+        r = scene.rects[name]
+        assert window.contains(r) and r.h > 40 and r.top >= panels[-1].bottom, name
+    for name in ("road", "end", "roll", "trade", "bank"):
+        assert window.contains(scene.buttons[name].rect), name
+    tr = Translator(lang)
+    assert scene.buttons["end"].label == tr("table.btn.pass") and scene.buttons["end"].enabled
+    assert scene.prompt == tr("table.prompt.special_build") and scene.prompt_mine
+
+
+def test_a_six_seat_trade_panel_fits_a_small_window(make_ctx: Any) -> None:
+    """An offer to five seats in an 800×500 window: the panel and its buttons
+    stay in the window; it may cover the chat line, which then waits."""
+    state, history = play_until(
+        lambda s: s.phase == Phase.TRADE and s.trade is not None and 0 in s.trade.status
+        and s.turn >= 10, players=6, seed=11, max_steps=1 << 30)
+    assert state.trade is not None
+    seat = state.trade.status.index(0)
+    ctx = make_ctx()
+    scene = make_scene(ctx, model_from_state(state, seat, history), (800, 500))
+    surf = pygame.Surface((800, 500))
+    frame(ctx, surf)
+    panel = scene.trade_panel
+    assert panel.visible and surf.get_rect().contains(panel.rect)
+    shown = [b for b in panel.buttons.values() if b.visible]
+    assert shown and all(panel.rect.contains(b.rect) for b in shown)
+    assert scene._chat_covered() == panel.rect.colliderect(scene.chat.rect)
+
+
 def test_spectator_sees_no_hand_and_no_buttons(ctx: Context, surface: pygame.Surface,
                                                sent: list[dict[str, Any]]) -> None:
     model = canned_model(None)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 import pygame
+import pytest
 
 from client.board_view import MAX_ZOOM
 from client.table_scene import TableScene
@@ -74,8 +75,10 @@ def test_the_wheel_zooms_around_the_cursor_and_0_resets() -> None:
         app.close()
 
 
-def test_a_click_after_zooming_and_panning_builds_where_it_points() -> None:
-    app, net = table_app()
+@pytest.mark.parametrize("players", [4, 6])
+def test_a_click_after_zooming_and_panning_builds_where_it_points(players: int) -> None:
+    """Also on the 30-hex board of six players, in the special building phase."""
+    app, net = table_app(players=players)
     try:
         scene = scene_of(app)
         board = scene.rects["board"]

@@ -320,3 +320,42 @@ def test_pages_with_a_game_in_play_reload_themselves(tmp_path: Path) -> None:
         assert meta not in render_index(store.db).decode()
     finally:
         store.close()
+
+async def test_a_six_seat_ladder_plays_a_duplicate_set_and_refuses_older_bots(
+        tmp_path: Path) -> None:
+    """A ladder of 6-seat tables (R-56): six bots are matched into one table,
+    play a duplicate set of six rotations on the 30-hex board and are rated
+    from the 6-seat results; a bot that said hello with 1.3 is refused
+    (version_too_old), as such a table would be beyond it."""
+    d = await _start(tmp_path, players=6, grace=0.3, clock=Clock(60_000, 1_000, 3))
+    try:
+        port = d.server.port
+        names = [f"b{i}" for i in range(6)]
+        keys = {n: await _register(port, n, f"127.0.0.{i + 2}")  # six owners (item 11)
+                for i, n in enumerate(names)}
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        old = BotClient(RandomBot(0), reader, writer, "old")
+        old.send({"type": "hello", "version": "1.3", "role": "bot", "name": "old"})
+        assert (await asyncio.wait_for(old.recv(), 5))["type"] == "welcome"
+        old.send({"type": "ladder_ready", "name": "b0", "key": keys["b0"], "games": 6})
+        err = await _error(old)
+        assert err["code"] == "version_too_old" and "1.4" in err["message"]
+        writer.close()
+        outs = await asyncio.wait_for(asyncio.gather(*(
+            run_ladder((lambda i=i: HeuristicBot(i) if i % 2 else RandomBot(i)), "127.0.0.1",
+                       port, name=n, key=keys[n], games=6)
+            for i, n in enumerate(names))), 4 * TIMEOUT)
+        assert all(len(o.games) == 6 and all(g.finished for g in o.games) for o in outs)
+        rows = _rows(d.db)
+        assert len(rows) == 6 and all(r["status"] == "ok" for r in rows)
+        assert len({r["match"] for r in rows}) == 1 and rows[0]["rotations"] == 6
+        assert len({r["seed"] for r in rows}) == 1
+        seatings = [json.loads(r["seats"]) for r in rows]
+        assert all(len(s) == 6 for s in seatings)
+        for seat in range(6):  # each bot in each seat once
+            assert len({s[seat] for s in seatings}) == 6
+        table = await standings("127.0.0.1", port)
+        assert table["games"] == 6
+        assert all(e["games"] == 6 for e in table["entries"])
+    finally:
+        await asyncio.wait_for(d.server.close(), 15)

@@ -38,7 +38,6 @@ from protocol.rules import (
     new_game,
     to_act,
 )
-from protocol.rules.board import HEX_NODES
 from protocol.rules.fast import forced, step
 
 from .test_properties import FAST, SLOW, GameSpec, enrich, game_specs, random_terms, snapshot
@@ -58,7 +57,7 @@ def _recorded(s: GameState, a: Action, seat: int, rnd: random.Random) -> tuple[i
         victim = a.victim
     elif isinstance(a, MoveRobber):
         no = s.node_owner
-        victims = {no[n] for n in HEX_NODES[a.hex]
+        victims = {no[n] for n in s.info.hex_nodes[a.hex]
                    if 0 <= no[n] < s.settings.players and no[n] != seat}
         if len(victims) != 1:
             return None

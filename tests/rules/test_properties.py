@@ -1,6 +1,6 @@
 """Property-based tests of the rules engine over random games (hypothesis).
 
-One example is one game: settings (2, 3 or 4 players, VP target, the R-OPT
+One example is one game: settings (2 to 6 players, VP target, the R-OPT
 options), a seed for :func:`new_game`, a seed for the ``random.Random`` that
 picks among ``legal_actions(s, to_act(s)[0])``, a step budget, and a few
 knobs: how often domestic trades are injected, a "builder" policy that prefers
@@ -93,15 +93,7 @@ from protocol.rules import (
     to_act,
     validate,
 )
-from protocol.rules.board import (
-    EDGE_NODES,
-    GENERIC_HARBOR,
-    HEX_NODES,
-    NODE_NODES,
-    NUM_EDGES,
-    NUM_HEXES,
-    NUM_NODES,
-)
+from protocol.rules.board import GENERIC_HARBOR
 from protocol.rules.events import (
     DevCardBought,
     ForcedTradeDrawn,
@@ -112,8 +104,6 @@ from protocol.rules.events import (
     TurnStarted,
 )
 from protocol.rules.state import (
-    BANK_PER_RESOURCE,
-    DEV_DECK,
     KNIGHT,
     NEUTRAL_NODES,
     PIECES,
@@ -151,7 +141,7 @@ def game_specs(max_budget: int) -> st.SearchStrategy[GameSpec]:
         GameSpec,
         settings=st.builds(
             Settings,
-            players=st.sampled_from([4, 3, 2]),
+            players=st.sampled_from([4, 3, 2, 5, 6]),
             vp_target=st.sampled_from([10, 6]),
             balanced_map=st.booleans(),
             shuffle_harbors=st.booleans(),
@@ -320,9 +310,11 @@ class Driver:
         events = apply(self.s, a, seat)
         assert len(log) == logged + 1 and log[-1][:2] == (seat, a), "one log entry per action"
         self.steps += 1
-        # "Built this turn" (R-OPT-4), tracked independently: paid builds only.
+        # "Built this turn" (R-OPT-4), tracked independently: paid builds only
+        # (a Special Building Phase's too: R-56-8 builds are paid).
         if isinstance(a, BuildCity | BuyDevCard) or (
-            isinstance(a, BuildRoad | BuildSettlement) and phase_before == Phase.MAIN
+            isinstance(a, BuildRoad | BuildSettlement)
+            and phase_before in (Phase.MAIN, Phase.SPECIAL_BUILD)
         ):
             self.built = True
         for e in events:
@@ -380,9 +372,9 @@ def trail_length(s: GameState, q: int) -> int:
     """Longest trail over q's roads (no edge twice), not passing through an
     opponent's building (R-LR-1); written independently of the engine."""
     adj: dict[int, list[tuple[int, int]]] = {}
-    for e in range(NUM_EDGES):
+    for e in range(s.info.num_edges):
         if s.edge_owner[e] == q:
-            a, b = EDGE_NODES[e]
+            a, b = s.info.edge_nodes[e]
             adj.setdefault(a, []).append((e, b))
             adj.setdefault(b, []).append((e, a))
     best = 0
@@ -415,7 +407,7 @@ def cached_trail_length(s: GameState, q: int) -> int:
 
 def recount_vp(s: GameState, q: int) -> int:
     vp = 0
-    for node in range(NUM_NODES):
+    for node in range(s.info.num_nodes):
         if s.node_owner[node] == q:
             vp += s.node_level[node]
     if s.lr_holder == q:
@@ -430,7 +422,7 @@ def recount_ratios(s: GameState, q: int) -> list[int]:
     ratios = [4] * 5
     kinds = s.board.node_harbors()
     pending = set(s.pending_harbors)
-    for v in range(NUM_NODES):
+    for v in range(s.info.num_nodes):
         if s.node_owner[v] == q and kinds[v] >= 0 and (q, v) not in pending:
             if kinds[v] == GENERIC_HARBOR:
                 ratios = [min(r, 3) for r in ratios]
@@ -444,12 +436,13 @@ def check_invariants(s: GameState) -> None:
     owners = s.settings.owners  # players, plus the two neutrals of the 2-player game
     two = s.settings.two_player
     ph = s.phase
-    # R-COMP-3: 19 cards of each resource between the bank and the hands.
+    # R-COMP-3, R-56-5: 19 (24) cards of each resource between the bank and the hands.
     for r in range(5):
         assert s.bank[r] >= 0
         assert all(s.hands[q][r] >= 0 for q in range(n))
-        assert s.bank[r] + sum(s.hands[q][r] for q in range(n)) == BANK_PER_RESOURCE, (
-            f"resource {r}: bank {s.bank[r]} + hands {[h[r] for h in s.hands]} != 19")
+        assert s.bank[r] + sum(s.hands[q][r] for q in range(n)) == s.settings.bank_per_resource, (
+            f"resource {r}: bank {s.bank[r]} + hands {[h[r] for h in s.hands]} != "
+            f"{s.settings.bank_per_resource}")
     # R-COMP-4: development cards are in the deck, in hands, or played (R-2P-6:
     # a played knight may be discarded for tokens and leaves the game).
     for k in range(5):
@@ -457,11 +450,11 @@ def check_invariants(s: GameState) -> None:
         held = sum(s.dev_hand[q][k] for q in range(n))
         if k == KNIGHT:
             total = s.dev_deck[k] + held + sum(s.knights)
-            assert total <= DEV_DECK[k] if two else total == DEV_DECK[k]
+            assert total <= s.settings.dev_deck[k] if two else total == s.settings.dev_deck[k]
         elif k == VICTORY_POINT:
-            assert s.dev_deck[k] + held == DEV_DECK[k]
+            assert s.dev_deck[k] + held == s.settings.dev_deck[k]
         else:
-            assert s.dev_deck[k] + held <= DEV_DECK[k]
+            assert s.dev_deck[k] + held <= s.settings.dev_deck[k]
         for q in range(n):
             assert 0 <= s.dev_new[q][k] <= s.dev_hand[q][k]
     # R-2P-2: 20 trade tokens.
@@ -472,10 +465,10 @@ def check_invariants(s: GameState) -> None:
         assert s.tokens == [0] * n and s.token_stock == 0
     # R-COMP-5 / R-BUILD-4: pieces on the board + in supply.
     for q in range(owners):
-        roads = [e for e in range(NUM_EDGES) if s.edge_owner[e] == q]
-        settlements = sum(1 for v in range(NUM_NODES)
+        roads = [e for e in range(s.info.num_edges) if s.edge_owner[e] == q]
+        settlements = sum(1 for v in range(s.info.num_nodes)
                           if s.node_owner[v] == q and s.node_level[v] == 1)
-        cities = sum(1 for v in range(NUM_NODES)
+        cities = sum(1 for v in range(s.info.num_nodes)
                      if s.node_owner[v] == q and s.node_level[v] == 2)
         assert len(roads) + s.pieces[q][0] == PIECES[0]
         assert settlements + s.pieces[q][1] == PIECES[1]
@@ -493,10 +486,10 @@ def check_invariants(s: GameState) -> None:
         else:  # R-2P-4: neutrals build settlements and roads only
             assert cities == 0
     assert all(0 <= o < owners for o in s.node_owner + s.edge_owner if o != -1)
-    for v in range(NUM_NODES):
+    for v in range(s.info.num_nodes):
         assert (s.node_owner[v] < 0) == (s.node_level[v] == 0)
         if s.node_owner[v] >= 0:  # distance rule (R-BUILD-2, R-SETUP-3)
-            assert all(s.node_owner[m] < 0 for m in NODE_NODES[v])
+            assert all(s.node_owner[m] < 0 for m in s.info.node_nodes[v])
     if two:  # R-2P-1
         assert s.node_owner[NEUTRAL_NODES[0]] == 2 and s.node_owner[NEUTRAL_NODES[1]] == 3
     check_networks(s)
@@ -522,7 +515,7 @@ def check_invariants(s: GameState) -> None:
         assert not (top >= 3 and army.count(top) == 1), ("Largest Army aside", army)
     else:
         assert max(army) < 3, army
-    assert 0 <= s.robber < NUM_HEXES
+    assert 0 <= s.robber < s.info.num_hexes
     # Phase bookkeeping.
     if ph != Phase.DISCARD:
         assert not any(s.discard_owed)
@@ -550,7 +543,7 @@ def check_invariants(s: GameState) -> None:
         assert s.trade.offerer == s.current and s.trade.status[s.current] == -1
     if ph == Phase.STEAL:
         assert len(s.steal_from) >= 2
-        on_hex = {s.node_owner[v] for v in HEX_NODES[s.robber]}
+        on_hex = {s.node_owner[v] for v in s.info.hex_nodes[s.robber]}
         assert all(v in on_hex and v != s.current and v < n for v in s.steal_from)
     if ph == Phase.ROAD_BUILDING:
         assert s.free_roads >= 1
@@ -559,12 +552,20 @@ def check_invariants(s: GameState) -> None:
         assert s.turn == 0 and not s.rolled
     if ph == Phase.PRE_ROLL:
         assert not s.rolled and s.rolls_done < s.settings.rolls_per_turn
-    if ph in (Phase.MAIN, Phase.TRADE, Phase.GIVE_BACK):
+    if ph in (Phase.MAIN, Phase.TRADE, Phase.GIVE_BACK, Phase.SPECIAL_BUILD):
         assert s.rolled and s.rolls_done == s.settings.rolls_per_turn
     if ph == Phase.DISCARD:
         assert s.rolls_done >= 1
+    # R-56-8: the Special Building Phase follows a 5–6 player turn; nothing but
+    # building happens in it, and the seat whose turn ended does not build.
+    if ph == Phase.SPECIAL_BUILD:
+        assert s.settings.players >= 5 and 0 <= s.special_from < n
+        assert s.special_from != s.current and not s.proposals and s.trade is None
+    else:
+        assert s.special_from == -1
+    turn_seat = s.special_from if ph == Phase.SPECIAL_BUILD else s.current
     if s.settings.harbor_delay:  # R-OPT-3: only the current turn's settlements wait
-        assert all(s.node_owner[v] == q == s.current for q, v in s.pending_harbors)
+        assert all(s.node_owner[v] == q == turn_seat for q, v in s.pending_harbors)
         if ph in (Phase.PRE_ROLL, Phase.SETUP_SETTLEMENT, Phase.SETUP_ROAD):
             assert s.pending_harbors == []
     else:
@@ -583,7 +584,7 @@ def check_invariants(s: GameState) -> None:
         assert waiting and all(0 <= q < n for q in waiting)
         assert legal_actions(s, waiting[0])
         assert s.winner is None
-        if ph >= Phase.PRE_ROLL:
+        if ph >= Phase.PRE_ROLL and ph != Phase.SPECIAL_BUILD:  # R-56-9: nobody wins there
             assert s.total_vp(s.current) < s.settings.vp_target
 
 
@@ -601,14 +602,14 @@ def check_networks(s: GameState) -> None:
     neutral settlements of R-2P-1 start without a road)."""
     n = s.settings.players
     for q in range(s.settings.owners):
-        parent = list(range(NUM_NODES))
+        parent = list(range(s.info.num_nodes))
         touched: set[int] = set()
-        for e in range(NUM_EDGES):
+        for e in range(s.info.num_edges):
             if s.edge_owner[e] == q:
-                a, b = EDGE_NODES[e]
+                a, b = s.info.edge_nodes[e]
                 touched.update((a, b))
                 parent[find(parent, a)] = find(parent, b)
-        own = [v for v in range(NUM_NODES) if s.node_owner[v] == q]
+        own = [v for v in range(s.info.num_nodes) if s.node_owner[v] == q]
         with_building = {find(parent, v) for v in own}
         assert all(find(parent, v) in with_building for v in touched), (
             f"seat {q}: detached road")
@@ -868,16 +869,17 @@ def test_serialize_and_replay_are_exact_slow(spec: GameSpec) -> None:
 # --- 4. perft: legal_actions == what apply accepts ----------------------------------
 
 
-def candidate_actions(n: int) -> list[Action]:
+def candidate_actions(s: GameState) -> list[Action]:
     """Every non-trade action with every argument in range, plus out-of-range ones."""
+    n = s.settings.players
     out: list[Action] = [TokenForcedTrade(), TokenRobberHome(), DiscardKnight()]
     owners = (0, 1, 2, 3, 4) if n == 2 else (0, 2, 3)
-    out += [BuildNeutralRoad(o, e) for o in owners for e in range(-1, NUM_EDGES + 1)]
-    out += [BuildNeutralSettlement(o, v) for o in owners for v in range(-1, NUM_NODES + 1)]
-    out += [BuildRoad(e) for e in range(-1, NUM_EDGES + 1)]
-    out += [BuildSettlement(v) for v in range(-1, NUM_NODES + 1)]
-    out += [BuildCity(v) for v in range(-1, NUM_NODES + 1)]
-    out += [MoveRobber(h) for h in range(-1, NUM_HEXES + 1)]
+    out += [BuildNeutralRoad(o, e) for o in owners for e in range(-1, s.info.num_edges + 1)]
+    out += [BuildNeutralSettlement(o, v) for o in owners for v in range(-1, s.info.num_nodes + 1)]
+    out += [BuildRoad(e) for e in range(-1, s.info.num_edges + 1)]
+    out += [BuildSettlement(v) for v in range(-1, s.info.num_nodes + 1)]
+    out += [BuildCity(v) for v in range(-1, s.info.num_nodes + 1)]
+    out += [MoveRobber(h) for h in range(-1, s.info.num_hexes + 1)]
     out += [MaritimeTrade(a, b) for a in range(-1, 6) for b in range(-1, 6)]
     out += [PlayMonopoly(r) for r in range(-1, 6)]
     # Year of Plenty in canonical order only (first <= second; see the
@@ -926,7 +928,7 @@ def check_perft(s: GameState, rnd: random.Random) -> None:
     n = s.settings.players
     before = snapshot(s)
     waiting = to_act(s)
-    cands = candidate_actions(n)
+    cands = candidate_actions(s)
     if waiting:
         assert legal_actions(s) == legal_actions(s, waiting[0])
     for seat in range(n):
@@ -984,8 +986,8 @@ def test_legal_actions_are_exactly_what_apply_accepts_slow(spec: GameSpec) -> No
     perft_case(spec)
 
 
-def perft_whole_game(seed: int, every: int) -> None:
-    settings = Settings(players=2 + seed % 3, strict_phases=seed % 4 == 3,
+def perft_whole_game(seed: int, every: int, players: int | None = None) -> None:
+    settings = Settings(players=players or 2 + seed % 3, strict_phases=seed % 4 == 3,
                         harbor_delay=seed % 4 == 2)
     g = Driver(GameSpec(settings, seed, seed, 3000, 0.1, seed % 3 != 0, seed % 2 == 1))
     rnd = random.Random(seed)
@@ -999,6 +1001,12 @@ def perft_whole_game(seed: int, every: int) -> None:
 def test_perft_through_a_whole_game() -> None:
     """Deterministic: the perft check every few steps of one whole game."""
     perft_whole_game(11, 15)
+
+
+@pytest.mark.parametrize("players", [5, 6])
+def test_perft_through_a_whole_game_R_56_8(players: int) -> None:
+    """The same on the large board, through its Special Building Phases."""
+    perft_whole_game(3, 25, players)
 
 
 @pytest.mark.slow
@@ -1078,9 +1086,9 @@ def test_perft_in_every_phase() -> None:
     on a random checkpoint: check each phase's first few states in a handful of
     games of every player count."""
     checked: dict[int, int] = {}
-    for seed in range(9):
-        settings = Settings(players=2 + seed % 3, strict_phases=seed % 4 == 1,
-                            harbor_delay=seed % 4 == 2)
+    for seed in range(12):
+        settings = Settings(players=2 + seed % 5 if seed < 10 else 6,
+                            strict_phases=seed % 4 == 1, harbor_delay=seed % 4 == 2)
         g = Driver(GameSpec(settings, seed, seed, 1500, 0.15, True, seed % 2 == 0))
         rnd = random.Random(seed)
         for _ in g.run():

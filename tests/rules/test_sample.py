@@ -18,7 +18,7 @@ from protocol.rules import (
 )
 
 
-@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
 def test_sampled_state_has_the_same_view_and_legal_actions(players: int) -> None:
     checked = 0
     for seed in range(6):
@@ -33,9 +33,10 @@ def test_sampled_state_has_the_same_view_and_legal_actions(players: int) -> None
                 t = sample_state(view, seed)
                 assert observe(t, seat) == view
                 assert legal_actions(t, seat) == legal_actions(s, seat)
+                full, deck = s.settings.bank_per_resource, sum(s.settings.dev_deck)  # R-56-5
                 for r in range(5):
-                    assert t.bank[r] + sum(h[r] for h in t.hands) == 19
-                assert sum(map(sum, t.dev_hand)) + sum(t.dev_deck) + sum(t.dev_out) == 25
+                    assert t.bank[r] + sum(h[r] for h in t.hands) == full
+                assert sum(map(sum, t.dev_hand)) + sum(t.dev_deck) + sum(t.dev_out) == deck
                 checked += 1
     assert checked > 20
 

@@ -275,7 +275,7 @@ def test_fuzzed_dicts_parse_or_raise_malformed(d: dict[str, Any]) -> None:
 
 
 def test_event_types_are_complete() -> None:
-    assert len(EVENT_TYPES) == 34
+    assert len(EVENT_TYPES) == 35
     for name, cls in EVENT_TYPES.items():
         assert cls.name == name
     assert {c.name for c in Event.__subclasses__()} == set(EVENT_TYPES)
@@ -303,6 +303,7 @@ def sample_events() -> list[Event]:
         ev_mod.ForcedTradeDrawn(0, 1, 2, (1, 1, 0, 0, 0)), ev_mod.GaveBack(0, 1, 2, c),
         ev_mod.KnightDiscarded(1, 2), ev_mod.TradeProposed(1, c, (0, 1, 0, 0, 0)),
         ev_mod.ProposalRejected(1), ev_mod.ProposalWithdrawn(2), ev_mod.RoadBuildingStopped(0),
+        ev_mod.SpecialBuildStarted(1),
     ]
 
 
@@ -395,7 +396,7 @@ def test_valid_settings(players: int, vp_target: int) -> None:
 
 
 @pytest.mark.parametrize("kwargs", [
-    {"players": 0}, {"players": 1}, {"players": 5}, {"players": 6},
+    {"players": 0}, {"players": 1}, {"players": 7}, {"players": 8},
     {"players": -4}, {"vp_target": 2}, {"vp_target": 0}, {"vp_target": -10},
     {"vp_target": 21}, {"vp_target": 1000}, {"turn_cap": -1},
     {"players": 3.0}, {"players": True}, {"vp_target": 10.5}, {"turn_cap": "5"},

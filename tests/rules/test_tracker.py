@@ -279,7 +279,7 @@ def _run(spec: Spec) -> None:
         tracker_mod.MAX_WORLDS = old_cap
 
 
-SPECS = st.builds(Spec, players=st.sampled_from([2, 3, 4]), seed=st.integers(0, 2**32),
+SPECS = st.builds(Spec, players=st.sampled_from([2, 3, 4, 5, 6]), seed=st.integers(0, 2**32),
                   policy=st.integers(0, 2**32), steps=st.sampled_from([300, 900]),
                   cap=st.sampled_from([tracker_mod.MAX_WORLDS, 6]))
 

@@ -27,6 +27,7 @@ import pytest
 from bots import Bot, HeuristicBot, RandomBot
 from bots.client import run_bot
 from protocol.rules import EVENT_TYPES
+from protocol.rules.state import PHASE_NAMES
 from protocol.wire import (
     ERROR_CODES,
     SPECS,
@@ -198,11 +199,14 @@ class Flaws:
     """(Not a flaw.) Counts ``result.version`` in the highest version seen."""
     own_discard: bool = False
     """(Not a flaw.) Discards a composition the truncated legal list does not show."""
+    old_phases: bool = False
+    """Closes on a view phase 1.3 did not have (written for 1.3, says hello with 1.4)."""
     role: str = "bot"
     version: str = VERSION_STRING
 
 
 KNOWN_FIELDS = {kind: {"type", *spec.fields} for kind, spec in SPECS.items()}
+PHASES_1_3 = frozenset(PHASE_NAMES) - {"special_build"}
 
 
 class Choke(Exception):
@@ -291,6 +295,8 @@ class ScriptedClient:
                 else:
                     self.seq = max(self.seq, msg.get("last_seq") or 0)
             elif kind == "view":
+                if self.flaws.old_phases and msg["view"]["phase"] not in PHASES_1_3:
+                    raise Choke(f"unknown phase {msg['view']['phase']}")
                 self.view = msg["view"]
                 self.version = max(self.version, msg["version"])
             elif kind == "events":
@@ -379,6 +385,7 @@ BROKEN = [
     (Flaws(hangs_at_end=True), "finished_resume", "finished_resume", {}),
     (Flaws(short_discard=True), "discard", "truncated_discard", {}),
     (Flaws(one_try=True), "restart", "restart_resume", {}),
+    (Flaws(old_phases=True), "six", "special_build", {}),
 ]
 
 

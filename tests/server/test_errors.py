@@ -193,7 +193,7 @@ async def test_join_an_unknown_table(server: Server, connect: Connect) -> None:
 
 
 @pytest.mark.parametrize("create", [
-    {"settings": {"players": 5}},
+    {"settings": {"players": 7}},
     {"settings": {"players": 4, "vp_target": 2}},
     {"settings": {"players": 4}, "bots": ["random"] * 4},
     {"settings": {"players": 4}, "bots": ["clever"]},

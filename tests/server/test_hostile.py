@@ -559,7 +559,8 @@ async def test_item10_a_type_that_is_not_a_string_is_bad_message(
 @pytest.mark.parametrize(("settings", "ok"), [
     ({"turn_cap": 2**64 - 1}, False), ({"turn_cap": 2**53}, False), ({"turn_cap": 10001}, False),
     ({"turn_cap": -1}, False), ({"turn_cap": 10000}, True), ({"vp_target": 21}, False),
-    ({"vp_target": 20}, True), ({"players": 5}, False), ({"players": True}, False),
+    ({"vp_target": 20}, True), ({"players": 7}, False), ({"players": 6}, True),
+    ({"players": True}, False),
     ({"balanced_map": 1}, False), ({"strict_phases": True}, True),
 ])
 async def test_item10_every_setting_is_bounded(server: Server, connect: Connect,

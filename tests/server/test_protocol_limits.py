@@ -75,6 +75,7 @@ DRIVEN: dict[str, str] = {
     "closed_by_host": "test_the_hosts_codes",
     "announcement": "test_the_hosts_codes",
     "draining": "test_the_hosts_codes",
+    "version_too_old": "test_an_older_client_and_a_six_player_table",
 }
 
 
@@ -270,7 +271,7 @@ async def test_results_of_actions_without_a_game(server: Server, connect: Connec
 
 async def test_lobby_refusals(server: Server, connect: Connect) -> None:
     c = await connect("ann")
-    for create in ({"settings": {"players": 5}}, {"settings": {"vp_target": 2}},
+    for create in ({"settings": {"players": 7}}, {"settings": {"vp_target": 2}},
                    {"settings": {"players": 3}, "bots": ["random"] * 3},
                    {"settings": {"players": 3}, "bots": ["clever"]},
                    {"settings": {"players": 3}, "turn_timer": 3601},
@@ -298,8 +299,8 @@ async def test_lobby_refusals(server: Server, connect: Connect) -> None:
     late = await connect("late")
     await late.send({"type": "join", "table": tid})
     assert (await late.recv_type("error"))["code"] == "table_full"
-    # more than four bot kinds is not a valid message at all
-    await late.send({"type": "create_table", "settings": {}, "bots": ["random"] * 5})
+    # more than six bot kinds (the most seats, 1.4) is not a valid message at all
+    await late.send({"type": "create_table", "settings": {}, "bots": ["random"] * 7})
     await error_then_close(late, "bad_message")
 
 
@@ -718,3 +719,21 @@ async def test_the_hosts_codes() -> None:
         srv.kick("old", "")
         msgs = await old.closed()
         assert [m.get("code") for m in msgs if m["type"] == "error"] == ["kicked"]
+
+
+async def test_an_older_client_and_a_six_player_table(server: Server, connect: Connect) -> None:
+    """1.4: a client older than 1.4 cannot create, join or watch a 5–6 player
+    table (version_too_old), and stays in the lobby (tests/server/test_five_six.py
+    has the listing)."""
+    host = await connect("host")
+    await host.send({"type": "create_table", "settings": {"players": 6}})
+    tid = (await host.recv_type("joined"))["table"]
+    old = await connect("old", hello=False)
+    await old.send({"type": "hello", "version": "1.3", "role": "player", "name": "old"})
+    assert (await old.recv())["type"] == "welcome"
+    for msg in ({"type": "create_table", "settings": {"players": 6}},
+                {"type": "join", "table": tid}, {"type": "spectate", "table": tid}):
+        await old.send(msg)
+        assert (await old.recv_type("error"))["code"] == "version_too_old"
+    await old.send({"type": "list_tables"})
+    assert (await old.recv_type("tables"))["tables"] == []

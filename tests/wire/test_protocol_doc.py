@@ -16,7 +16,14 @@ from pathlib import Path
 import pytest
 
 from protocol.rules import ACTION_TYPES, DEV_CARDS, RESOURCES, Phase, Settings, new_game, observe
-from protocol.rules.board import EDGE_NODES, HARBOR_EDGES, HARBOR_TYPES, HEX_COORDS, HEX_NODES
+from protocol.rules.board import (
+    EDGE_NODES,
+    HARBOR_EDGES,
+    HARBOR_TYPES,
+    HEX_COORDS,
+    HEX_NODES,
+    LARGE,
+)
 from protocol.rules.events import EVENT_TYPES
 from protocol.rules.state import PHASE_NAMES
 from protocol.wire import (
@@ -307,7 +314,8 @@ def test_view_keys() -> None:
     keys = set(re.findall(r"`([a-z_]+)`", "\n".join(
         line.split("|")[1] for line in text.splitlines() if line.startswith("| `"))))
     view = observe(new_game(Settings(players=2), 1), 0)
-    assert set(view) == keys
+    assert set(view) | {"special_from"} == keys  # special_from: 5–6 players only
+    assert set(observe(new_game(Settings(players=6), 1), 0)) == keys
     assert set(view["you"]) <= set(re.findall(r"`([a-z_]+)`", text))
     assert set(view["seats"][0]) <= set(re.findall(r"`([a-z_]+)`", text))
 
@@ -316,8 +324,19 @@ def test_board_tables() -> None:
     for i, (coords, nodes) in enumerate(zip(HEX_COORDS, HEX_NODES, strict=True)):
         row = f"| {i} | ({coords[0]}, {coords[1]}) | {' '.join(map(str, nodes))} |"
         assert row in DOC, row
-    edges = re.findall(r"\b(\d+):(\d+)-(\d+)\b", section(r"8\.1 .*"))
+    base, large = section(r"8\.1 .*").split("#### The 30-hex board")
+    edges = re.findall(r"\b(\d+):(\d+)-(\d+)\b", base)
     assert [(int(a), int(b)) for _, a, b in edges] == list(EDGE_NODES)
     assert [int(e) for e, _, _ in edges] == list(range(len(EDGE_NODES)))
     assert ", ".join(map(str, HARBOR_EDGES)) in DOC
     assert "printed arrangement: " + ", ".join(map(str, HARBOR_TYPES)) in DOC.replace("\n", " ")
+    # The 30-hex board of 5–6 players (1.4), in the same form.
+    for i, (coords, nodes) in enumerate(zip(LARGE.hex_coords, LARGE.hex_nodes, strict=True)):
+        row = f"| {i} | ({coords[0]}, {coords[1]}) | {' '.join(map(str, nodes))} |"
+        assert row in large, row
+    edges = re.findall(r"\b(\d+):(\d+)-(\d+)\b", large)
+    assert [(int(a), int(b)) for _, a, b in edges] == list(LARGE.edge_nodes)
+    assert [int(e) for e, _, _ in edges] == list(range(LARGE.num_edges))
+    flat = large.replace("\n", " ")
+    assert ", ".join(map(str, LARGE.harbor_edges)) in flat
+    assert "printed arrangement: " + ", ".join(map(str, LARGE.harbor_types)) in flat

@@ -119,7 +119,10 @@ def test_the_codecs_write_the_fields_the_schema_derives_from() -> None:
     assert list(trade.to_dict()) == [f.name for f in dataclasses.fields(Trade)]
     view = observe(s, 0)
     schema = generator().build()["view"]
-    assert list(view) == list(schema["properties"]) == schema["required"]
+    assert list(view) == schema["required"]
+    # 5–6 player views add the optional special_from (1.4).
+    large = observe(new_game(Settings(players=6), 5), 0)
+    assert list(large) == list(schema["properties"]) == [*schema["required"], "special_from"]
 
 
 # -- good messages -------------------------------------------------------------------
@@ -197,14 +200,14 @@ BAD: dict[str, dict[str, Any]] = {
     "unknown choice": {**HELLO, "role": "admin"},
     "unknown type": {"type": "hullo", "version": "1.3"},
     "no type": {"version": "1.3"},
-    "too many items": {"type": "game_over", "winner": 0, "scores": [10, 1, 2, 3, 4]},
+    "too many items": {"type": "game_over", "winner": 0, "scores": [10, 1, 2, 3, 4, 5, 6]},
     "int out of range": {"type": "result", "seq": 2**60, "ok": True},
 }
 BAD_DATA: dict[str, dict[str, Any]] = {
     "unknown action": {"type": "action", "seq": 1, "action": {"type": "fly"}},
     "action field missing": {"type": "action", "seq": 1, "action": {"type": "build_road"}},
     "no such edge": {"type": "action", "seq": 1,
-                     "action": {"type": "build_road", "edge": 72}},
+                     "action": {"type": "build_road", "edge": 109}},
     "four cards": {"type": "action", "seq": 1,
                    "action": {"type": "discard", "cards": [1, 1, 1, 1]}},
     "negative count": {"type": "action", "seq": 1,
@@ -214,7 +217,7 @@ BAD_DATA: dict[str, dict[str, Any]] = {
                             "events": [{"type": "dice_rolled", "seat": 0}]},
     "a die of 7": {"type": "events", "version": 3,
                    "events": [{"type": "dice_rolled", "seat": 0, "dice": [7, 1]}]},
-    "settings out of bounds": {"type": "create_table", "settings": {"players": 5}},
+    "settings out of bounds": {"type": "create_table", "settings": {"players": 7}},
     "setting of a wrong type": {"type": "create_table", "settings": {"balanced_map": 1}},
     "unknown bot kind": {"type": "create_table", "settings": {}, "bots": ["genius"]},
     "a view without its keys": {"type": "view", "version": 1, "view": {"seat": 0}},
