@@ -1013,6 +1013,11 @@ class Ladder:
                        f"players: they need protocol 1.{need}; your bot speaks 1.{sess.minor}")
             return
         name = clean_text(msg["name"], MAX_NAME)
+        bans = getattr(self.server, "bans", None)  # kaitaku admin ban --name
+        if bans is not None and bans.name(name) is not None:
+            sess.log(logging.INFO, "ladder: refused the banned bot %r", name)
+            sess.error("banned", f"the bot {name!r} is banned from this server")
+            return
         if not self._attempts.allow(sess.address, time.monotonic()):
             sess.error("bad_key", f"more than {ATTEMPTS_PER_MINUTE} attempts a minute from "
                                   "your address; wait")

@@ -49,6 +49,20 @@ class Console:
         return c
 
 
+async def _ladder_register(con: Console, name: str, source: str) -> str:
+    """Register ``name`` on the server's ladder from ``source`` (its owner)."""
+    c = await con.client(name, role="bot", source=source)
+    await c.send({"type": "ladder_register", "name": name})
+    key = str((await c.recv_type("ladder_registered"))["key"])
+    await c.close()
+    return key
+
+
+async def _until(pred: Any) -> None:
+    while not pred():
+        await asyncio.sleep(0.01)
+
+
 async def _start(db: Path, sock: Path) -> tuple[Server, Admin]:
     srv = Server("127.0.0.1", 0, spawn_bots=False, db=db)
     await srv.start()
@@ -289,7 +303,7 @@ async def test_a_ladder_table_is_not_closed_and_a_drain_stops_new_matches(
     """The ladder keeps its own tables (close-table refuses them, kicks and bans
     work on its bots); while the server drains the ladder starts no game."""
     from bots import RandomBot
-    from bots.ladder_client import register, run_ladder
+    from bots.ladder_client import run_ladder
     from league.ladder import Ladder, LadderConfig
 
     ladder = Ladder(tmp_path / "ladder.db", LadderConfig(players=2, seed=5))
@@ -299,12 +313,18 @@ async def test_a_ladder_table_is_not_closed_and_a_drain_stops_new_matches(
     await admin.start()
     con = Console(srv, tmp_path / "a.sock")
     try:
-        keys = {n: await register("127.0.0.1", srv.port, n) for n in ("one", "two")}
+        # two owners (two addresses): one owner's bots never share a table
+        keys = {n: await _ladder_register(con, n, f"127.0.0.{i + 2}")
+                for i, n in enumerate(("one", "two", "banned"))}
+        await con("ban", kind="name", value="BANNED")
+        old = await con.client("someone", role="bot", source="127.0.0.4")
+        await old.send({"type": "ladder_ready", "name": "banned", "key": keys["banned"],
+                         "games": 1})
+        assert (await old.recv_type("error"))["code"] == "banned"
         runs = [asyncio.ensure_future(run_ladder(lambda: RandomBot(3), "127.0.0.1", srv.port,
                                                  name=n, key=keys[n], games=3))
                 for n in ("one", "two")]
-        while not srv.tables:
-            await asyncio.sleep(0.01)
+        await asyncio.wait_for(_until(lambda: bool(srv.tables)), 30)
         (tid,) = srv.tables
         assert "ladder" in await con.fails("close-table", table=tid)
         assert (await con("drain"))["playing"] == 1
