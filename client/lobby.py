@@ -909,7 +909,7 @@ class CreateTableDialog(Scene):
         tall_need = 50 + 4 * 46 + checks + seats * 40 + 8 + 26 + 42
         compact = tall_need > inner.h
         two_cols = compact and self.players > 4
-        row_h, row_gap = (32, 6) if compact else (36, 10)
+        row_h, row_gap = (30, 4) if compact else (36, 10)
         x, y = inner.x, inner.y + (44 if compact else 50)
         self.rows: list[tuple[str, int]] = []
 

@@ -246,11 +246,12 @@ class ScriptedMouse:
             return [button("end")]
         if isinstance(a, BuyDevCard):
             return [button("buy")]
+        building = phase in ("main", "special_build")  # R-56-8: the build buttons, then the spot
         if isinstance(a, BuildRoad):
-            return mode_then("road", lay.edge_xy[a.edge]) if phase == "main" else \
+            return mode_then("road", lay.edge_xy[a.edge]) if building else \
                 [at(lay.edge_xy[a.edge])]
         if isinstance(a, BuildSettlement):
-            return mode_then("settlement", lay.node_xy[a.node]) if phase == "main" else \
+            return mode_then("settlement", lay.node_xy[a.node]) if building else \
                 [at(lay.node_xy[a.node])]
         if isinstance(a, BuildCity):
             return mode_then("city", lay.node_xy[a.node])
@@ -439,7 +440,7 @@ async def test_client_plays_six_players_through_special_building(server: Server)
     seats, and the special building phase after every turn, where the mouse
     builds (the Road, Settlement, City and Dev card buttons and the lit board)
     or passes (the Pass button) by clicks."""
-    mouse = await check_game(server, players=6, vp_target=8, seed=12, timeout=120)
+    mouse = await check_game(server, players=6, vp_target=8, seed=13, timeout=120)
     special = [a for a, ph in zip(mouse.done, mouse.phases, strict=True)
                if ph == "special_build"]
     assert any(isinstance(a, EndTurn) for a in special)  # passed with the Pass button
