@@ -72,6 +72,7 @@ class Dialog(Scene):
     kind = "dialog"
     cancellable = True
     after_game_over = False  # stays open once the game is over (else it closes itself)
+    over_window = False  # centred over the whole window (else over the island)
     width, height = 520, 300  # unscaled panel size
 
     def __init__(self, ctx: Context, ui: TableUI) -> None:
@@ -171,10 +172,11 @@ class Dialog(Scene):
         return self.ui.send(action)
 
     def layout(self) -> None:
-        area = getattr(self.ui, "dialog_area", None)
+        area = None if self.over_window else getattr(self.ui, "dialog_area", None)
         if area is None:
             surf = pygame.display.get_surface() if pygame.display.get_init() else None
-            size = surf.get_size() if surf is not None else (1280, 800)
+            size = surf.get_size() if surf is not None else self.ctx.options.get("size",
+                                                                                 (1280, 800))
             area = pygame.Rect((0, 0), size)
         self.area = pygame.Rect(area)
         px = self.ui.px
@@ -1045,6 +1047,7 @@ class GameOverDialog(Dialog):
     *Back to lobby*, and *Play again* / *Rematch* where it can be offered."""
 
     kind = "game_over"
+    over_window = True  # the results cover the whole window, not only the island
     after_game_over = True
     width, height = 1180, 740
 
@@ -1077,19 +1080,6 @@ class GameOverDialog(Dialog):
 
     def _show_chance(self) -> None:
         self.ctx.stack.push(ChanceDialog(self.ctx, self.ui))
-
-    def layout(self) -> None:
-        super().layout()  # over the whole window, not only the island
-        surf = pygame.display.get_surface() if pygame.display.get_init() else None
-        size = surf.get_size() if surf is not None else self.ctx.options.get("size",
-                                                                             (1280, 800))
-        self.area = pygame.Rect((0, 0), size)
-        px = self.ui.px
-        self.rect = pygame.Rect(0, 0, min(px(self.width), self.area.w - px(16)),
-                                min(px(self.height), self.area.h - px(16)))
-        self.rect.center = self.area.center
-        self.place(self.body())
-        self._dim = None
 
     def draw(self, surface: pygame.Surface) -> None:
         if pygame.Rect((0, 0), surface.get_size()) != self.area:
@@ -1329,6 +1319,7 @@ class ChanceDialog(Dialog):
     the end, and what this window recomputed from it (:attr:`ClientModel.chance_verdict`)."""
 
     kind = "chance"
+    over_window = True  # over the results
     after_game_over = True
     width, height = 640, 360
 
@@ -1341,18 +1332,6 @@ class ChanceDialog(Dialog):
     def build(self) -> None:
         self.buttons["close"] = TButton("close", self.tr("table.chance.close"), self.close,
                                         primary=True)
-
-    def layout(self) -> None:
-        surf = pygame.display.get_surface() if pygame.display.get_init() else None
-        size = surf.get_size() if surf is not None else self.ctx.options.get("size",
-                                                                             (1280, 800))
-        self.area = pygame.Rect((0, 0), size)  # over the game-over screen, centred
-        px = self.ui.px
-        self.rect = pygame.Rect(0, 0, min(px(self.width), self.area.w - px(16)),
-                                min(px(self.height), self.area.h - px(16)))
-        self.rect.center = self.area.center
-        self.place(self.body())
-        self._dim = None
 
     def place(self, body: pygame.Rect) -> None:
         self.footer(["close"])
