@@ -60,6 +60,7 @@ from protocol.rules.chance import verify
 from protocol.wire import clean_text
 from protocol.wire.messages import MAX_NAME
 from server.http import CappedHTTPServer, Render, Response
+from server.logs import JsonFormatter, configure
 
 from .charts import CSS, decision_times, rating_chart
 from .ladder import (
@@ -479,8 +480,13 @@ class LadderWeb:
                str(self.db), "--title", self.title]
         if self.replay:
             cmd += ["--replay", self.replay]
-        level = logging.getLevelName(max(log.getEffectiveLevel(), logging.INFO))
-        cmd += ["--log-level", level]  # the page's lines as the server's, INFO at most
+        # The page's log lines as the server's: its level (DEBUG as INFO), its format.
+        level = next((n for n in ("info", "warning", "error")
+                      if logging.getLevelName(n.upper()) >= log.getEffectiveLevel()),
+                     "critical")
+        json_lines = any(isinstance(h.formatter, JsonFormatter)
+                         for h in logging.getLogger().handlers)
+        cmd += ["--log-level", level, "--log-format", "json" if json_lines else "text"]
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(
             [str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH", "")])}
         self.process = subprocess.Popen(cmd, pass_fds=(fd,), stdin=subprocess.DEVNULL,
@@ -506,10 +512,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--db", required=True)
     ap.add_argument("--replay", default=None)
     ap.add_argument("--title", default="Kaitaku ladder")
-    ap.add_argument("--log-level", default="WARNING",
-                    choices=["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"])
+    ap.add_argument("--log-level", default="warning",
+                    choices=["debug", "info", "warning", "error", "critical"])
+    ap.add_argument("--log-format", default="text", choices=["text", "json"])
     args = ap.parse_args(argv)
-    logging.basicConfig(level=args.log_level, format="%(asctime)s %(name)s: %(message)s")
+    configure(args.log_level, args.log_format)
     sock = socket.socket(fileno=args.fd)
     sock.setblocking(False)
     serve_page(args.db, sock, args.replay, args.title)
