@@ -19,15 +19,16 @@ Everything read from the database is cleaned and escaped (a name, an error, an
 event); a damaged row or log shows "cannot be read", never a traceback. The
 only inputs are the path's game number (digits only) and a bot's name.
 
-The page is served by :class:`PageServer`, an asyncio HTTP/1.0 server of its
-own with caps: at most PER_ADDRESS connections from one address and
-CONNECTIONS in all (a connection over a cap is closed at once), a deadline of
+The pages are answered by :class:`Pages` and served by
+:class:`server.http.CappedHTTPServer` (the metrics port's server too) with the
+page's caps: at most PER_ADDRESS connections from one address and CONNECTIONS
+in all (a connection over a cap is closed at once), a deadline of
 REQUEST_DEADLINE seconds for each request from accept to the last byte, one
-page rendered at a time in a worker thread, and per-request errors as one
-short log line at most every ERROR_LOG_EVERY seconds. The game server runs it
-in a child process of its own (:class:`LadderWeb`): the page's descriptors,
-memory and CPU are not the game port's, and whatever the page suffers, the
-game port keeps accepting players and answering them.
+page made at a time in a worker thread (QUEUED_RENDERS waiting at most, more
+get 503), and per-request errors as one short log line per kind and minute.
+The game server runs it in a child process of its own (:class:`LadderWeb`):
+the page's descriptors, memory and CPU are not the game port's, and whatever
+the page suffers, the game port keeps accepting players and answering them.
 """
 
 from __future__ import annotations
@@ -49,9 +50,8 @@ import subprocess
 import sys
 import time
 import urllib.parse
-from collections import OrderedDict, defaultdict
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +59,8 @@ from protocol.rules import GameLog
 from protocol.rules.chance import verify
 from protocol.wire import clean_text
 from protocol.wire.messages import MAX_NAME
+from server.http import CappedHTTPServer, Render, Response
+from server.logs import JsonFormatter, configure
 
 from .charts import CSS, decision_times, rating_chart
 from .ladder import (
@@ -87,21 +89,21 @@ PER_ADDRESS = 8
 """Connections one address may hold at once."""
 REQUEST_DEADLINE = 10.0
 """Seconds from accept to the last byte of the answer (a slower client is dropped)."""
-MAX_HEAD = 8192
-"""Bytes of a request's line and headers."""
 INDEX_SECONDS = 2.0
 """The standings page is made anew at most this often (and only after a change)."""
 CACHED_PAGES = 256
 """Game and bot pages kept made (by game number, by bot's name)."""
 QUEUED_RENDERS = 16
-"""Pages waiting for the render thread; more requests get 503 at once."""
-ERROR_LOG_EVERY = 10.0
-"""Seconds between two log lines about failed requests (the others are counted)."""
+"""Pages waiting for the render thread or being made; more requests get 503 at once."""
 BOT_GAMES = 50
 """Games listed on a bot's page."""
 GAME_PAGE = re.compile(r"/game/([0-9]{1,12})(\.json)?")
 BOT_PAGE = re.compile(r"/bot/([^/?#]{1,400})")
 HTML = "text/html; charset=utf-8"
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+"""The pages' Content-Security-Policy: no scripts, no requests elsewhere."""
+DOWNLOAD = (("Content-Disposition", "attachment"),)
+"""A game's log is a file to save, not a page."""
 
 esc = html.escape
 
@@ -304,8 +306,9 @@ def set_over(conn: sqlite3.Connection, game_id: int) -> bool:
     return row is not None and int(row[0]) == 0
 
 
-def _message(status: int, text: str) -> tuple[int, str, bytes]:
-    return status, HTML, _page(text, [f"<p>{esc(text)}</p>", '<p><a href="/">standings</a></p>'])
+def _message(status: int, text: str) -> Response:
+    return Response(status, HTML, _page(text, [f"<p>{esc(text)}</p>",
+                                               '<p><a href="/">standings</a></p>']))
 
 
 class Pages:
@@ -321,8 +324,8 @@ class Pages:
         self.db = Path(db)
         self.replay = replay
         self.title = title
-        self._index: tuple[float, Any, tuple[int, str, bytes]] | None = None
-        self._cache: OrderedDict[Any, tuple[float, tuple[int, str, bytes]]] = OrderedDict()
+        self._index: tuple[float, Any, Response] | None = None
+        self._cache: OrderedDict[Any, tuple[float, Response]] = OrderedDict()
 
     def key(self, path: str) -> Any:
         """The cache key of ``path`` (None: not a page)."""
@@ -338,7 +341,16 @@ class Pages:
             return ("bot", name) if len(name) <= MAX_NAME * 4 else None
         return None
 
-    def cached(self, key: Any) -> tuple[int, str, bytes] | None:
+    def answer(self, path: str) -> Response | Render:
+        """The page of ``path`` if it is made, else what makes it (in the
+        server's render thread): :data:`server.http.Handler`."""
+        key = self.key(path)
+        made = self.cached(key)
+        if made is not None:
+            return made
+        return lambda: self.render(key)
+
+    def cached(self, key: Any) -> Response | None:
         if key is None:
             return _message(404, "No such page.")
         if key[0] == "index":
@@ -351,7 +363,7 @@ class Pages:
         self._cache.move_to_end(key)
         return hit[1]
 
-    def render(self, key: Any) -> tuple[int, str, bytes]:
+    def render(self, key: Any) -> Response:
         """Make the page of ``key`` (in the render thread)."""
         try:
             conn = open_read_only(self.db)
@@ -365,7 +377,7 @@ class Pages:
                 if self._index is not None and self._index[1] == state:
                     answer = self._index[2]
                 else:
-                    answer = (200, HTML, render_index(conn, self.title))
+                    answer = Response(200, HTML, render_index(conn, self.title))
                 self._index = (time.monotonic(), state, answer)
                 return answer
             if key[0] == "game":
@@ -374,13 +386,14 @@ class Pages:
                     game, glog = read_game(conn, game_id)
                     if glog is None:
                         raise KeyError(game_id)
-                    answer = (200, "application/json", json.dumps(glog.to_dict()).encode())
+                    answer = Response(200, "application/json",
+                                      json.dumps(glog.to_dict()).encode(), DOWNLOAD)
                     final = True
                 else:
-                    answer = (200, HTML, render_game(conn, game_id, self.replay))
+                    answer = Response(200, HTML, render_game(conn, game_id, self.replay))
                     final = set_over(conn, game_id)
             else:
-                answer = (200, HTML, render_bot(conn, key[1]))
+                answer = Response(200, HTML, render_bot(conn, key[1]))
                 final = True
             if final:
                 self._keep(key, answer)
@@ -392,132 +405,11 @@ class Pages:
         finally:
             conn.close()
 
-    def _keep(self, key: Any, answer: tuple[int, str, bytes]) -> None:
+    def _keep(self, key: Any, answer: Response) -> None:
         self._cache[key] = (time.monotonic(), answer)
         self._cache.move_to_end(key)
         while len(self._cache) > CACHED_PAGES:
             self._cache.popitem(last=False)
-
-
-class _ErrorLog:
-    """One short log line about failed requests at most every ERROR_LOG_EVERY s."""
-
-    def __init__(self) -> None:
-        self.last = -ERROR_LOG_EVERY
-        self.missed = 0
-
-    def __call__(self, address: str, what: str) -> None:
-        now = time.monotonic()
-        if now - self.last < ERROR_LOG_EVERY:
-            self.missed += 1
-            return
-        more = f" (+{self.missed} more since)" if self.missed else ""
-        self.last, self.missed = now, 0
-        log.warning("ladder page: %s: %s%s", address, what[:120], more)
-
-
-class PageServer:
-    """The page's capped HTTP/1.0 server (see the module's docstring), on an
-    asyncio loop of its own."""
-
-    def __init__(self, pages: Pages, sock: socket.socket, connections: int = CONNECTIONS,
-                 per_address: int = PER_ADDRESS, deadline: float = REQUEST_DEADLINE) -> None:
-        self.pages = pages
-        self.sock = sock
-        self.connections = connections
-        self.per_address = per_address
-        self.deadline = deadline
-        self.open = 0
-        self.by_address: defaultdict[str, int] = defaultdict(int)
-        self.refused = 0
-        self.errors = _ErrorLog()
-        self._render = ThreadPoolExecutor(1, thread_name_prefix="kaitaku-ladder-page")
-        self._waiting = 0
-        self._server: asyncio.Server | None = None
-
-    async def serve(self) -> None:
-        self._server = await asyncio.start_server(self._accepted, sock=self.sock,
-                                                  limit=MAX_HEAD)
-        async with self._server:
-            await self._server.serve_forever()
-
-    async def _accepted(self, reader: asyncio.StreamReader,
-                        writer: asyncio.StreamWriter) -> None:
-        peer = writer.get_extra_info("peername")
-        address = str(peer[0]) if isinstance(peer, tuple) else str(peer)
-        if self.open >= self.connections or self.by_address[address] >= self.per_address:
-            self.refused += 1
-            writer.transport.abort()  # over a cap: closed at once, nothing read
-            self.errors(address, "over the connection cap: closed")
-            return
-        self.open += 1
-        self.by_address[address] += 1
-        try:
-            await asyncio.wait_for(self._serve(reader, writer), self.deadline)
-        except TimeoutError:
-            self.errors(address, f"no answer within {self.deadline:g} s: dropped")
-        except (ConnectionError, OSError, asyncio.IncompleteReadError,
-                asyncio.LimitOverrunError, ValueError, UnicodeError) as exc:
-            self.errors(address, f"{type(exc).__name__}")
-        except Exception as exc:  # contained: one line, the server goes on
-            self.errors(address, f"failed: {type(exc).__name__}: {exc}")
-        finally:
-            self.open -= 1
-            self.by_address[address] -= 1
-            if self.by_address[address] <= 0:
-                del self.by_address[address]
-            writer.transport.abort()
-
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        head = await reader.readuntil(b"\r\n\r\n")
-        if len(head) > MAX_HEAD:
-            raise ValueError("request head too large")
-        line = head.split(b"\r\n", 1)[0].decode("latin-1")
-        parts = line.split(" ")
-        if len(parts) != 3 or not parts[2].startswith("HTTP/"):
-            await self._send(writer, *_message(400, "Bad request."), head_only=False)
-            return
-        method, target, _ = parts
-        if method not in ("GET", "HEAD"):
-            await self._send(writer, *_message(405, "Only GET and HEAD."), head_only=False)
-            return
-        key = self.pages.key(target)
-        answer = self.pages.cached(key)
-        if answer is None:
-            if self._waiting >= QUEUED_RENDERS:
-                answer = _message(503, "Busy: try again in a moment.")
-            else:
-                self._waiting += 1
-                try:
-                    answer = await asyncio.get_running_loop().run_in_executor(
-                        self._render, self._render_safely, key)
-                finally:
-                    self._waiting -= 1
-        await self._send(writer, *answer, head_only=method == "HEAD",
-                         download=key is not None and key[0] == "game" and key[2])
-
-    def _render_safely(self, key: Any) -> tuple[int, str, bytes]:
-        try:
-            return self.pages.render(key)
-        except Exception as exc:  # contained: an error page and one short line
-            self.errors("render", f"{key[0]} page failed: {type(exc).__name__}")
-            return _message(500, "This page failed.")
-
-    async def _send(self, writer: asyncio.StreamWriter, status: int, kind: str, data: bytes,
-                    head_only: bool, download: bool = False) -> None:
-        reason = {200: "OK", 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed",
-                  500: "Internal Server Error", 503: "Service Unavailable"}.get(status, "")
-        headers = [f"HTTP/1.0 {status} {reason}", f"Content-Type: {kind}",
-                   f"Content-Length: {len(data)}", "Cache-Control: no-store",
-                   "X-Content-Type-Options: nosniff", "Connection: close",
-                   "Content-Security-Policy: default-src 'none'; style-src 'unsafe-inline'; "
-                   "img-src data:"]
-        if download:
-            headers.append("Content-Disposition: attachment")
-        writer.write(("\r\n".join(headers) + "\r\n\r\n").encode("latin-1"))
-        if not head_only:
-            writer.write(data)
-        await writer.drain()
 
 
 def load_replay(spec: str | None) -> ReplayText | None:
@@ -534,8 +426,11 @@ def serve_page(db: str, sock: socket.socket, replay: str | None, title: str) -> 
     soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
     budget = soft if soft != resource.RLIM_INFINITY else 1 << 20
     connections = min(CONNECTIONS, max(4, budget // 4))  # well under the descriptor budget
-    server = PageServer(Pages(db, load_replay(replay), title), sock, connections,
-                        min(PER_ADDRESS, connections))
+    server = CappedHTTPServer(
+        Pages(db, load_replay(replay), title).answer, sock=sock, name="ladder page",
+        max_connections=connections, max_per_address=min(PER_ADDRESS, connections),
+        deadline=REQUEST_DEADLINE, rate=None, renders=QUEUED_RENDERS,
+        headers=[("Content-Security-Policy", CSP)])
     parent = os.getppid()
 
     async def main() -> None:
@@ -585,6 +480,13 @@ class LadderWeb:
                str(self.db), "--title", self.title]
         if self.replay:
             cmd += ["--replay", self.replay]
+        # The page's log lines as the server's: its level (DEBUG as INFO), its format.
+        level = next((n for n in ("info", "warning", "error")
+                      if logging.getLevelName(n.upper()) >= log.getEffectiveLevel()),
+                     "critical")
+        json_lines = any(isinstance(h.formatter, JsonFormatter)
+                         for h in logging.getLogger().handlers)
+        cmd += ["--log-level", level, "--log-format", "json" if json_lines else "text"]
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(
             [str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH", "")])}
         self.process = subprocess.Popen(cmd, pass_fds=(fd,), stdin=subprocess.DEVNULL,
@@ -610,8 +512,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--db", required=True)
     ap.add_argument("--replay", default=None)
     ap.add_argument("--title", default="Kaitaku ladder")
+    ap.add_argument("--log-level", default="warning",
+                    choices=["debug", "info", "warning", "error", "critical"])
+    ap.add_argument("--log-format", default="text", choices=["text", "json"])
     args = ap.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s: %(message)s")
+    configure(args.log_level, args.log_format)
     sock = socket.socket(fileno=args.fd)
     sock.setblocking(False)
     serve_page(args.db, sock, args.replay, args.title)
