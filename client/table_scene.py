@@ -321,7 +321,8 @@ class TableScene(Scene):
             elif not old[0] and new[0]:
                 self.note(tr("table.presence.back", name=name))
             if new[1] and not old[1]:
-                self.note(tr("table.presence.stand_in", name=name))
+                self.note(tr("table.presence.stand_in_you") if q == m.seat
+                          else tr("table.presence.stand_in", name=name))
 
     def update(self, dt: float) -> None:
         self.pulse = (self.pulse + dt * 0.8) % 1.0

@@ -317,6 +317,16 @@ def test_the_log_says_when_a_player_drops_and_comes_back() -> None:
         for key in ("table.presence.dropped", "table.presence.stand_in",
                     "table.presence.back"):
             assert app.ctx.tr(key, name=name) in lines, key
+        # a stand-in for this window's own seat speaks to you, not of you
+        me = app.model.seat
+        seats[me] = dict(seats[me], auto=True)
+        net.inbox.append({"type": "table", "table": app.model.table,
+                          "seats": [dict(s) for s in seats], "status": "playing"})
+        app.step(1 / 60)
+        app.step(1 / 60)
+        lines = [line for line, _ in scene._log_lines]
+        assert app.ctx.tr("table.presence.stand_in_you") in lines
+        assert app.ctx.tr("table.presence.stand_in", name=scene.ui.seat_name(me)) not in lines
     finally:
         app.close()
 
