@@ -18,8 +18,10 @@ Two steps, each a long job that runs in parts and continues where it stopped:
 
 ``python -m bots.hard_train train --data DIR [DIR ...] --seed S --out FILE``
     fits the model on every chunk in the directories (PyTorch on the CPU,
-    the optional ``train`` extra: ``pip install -e '.[train]'``), holding out
-    the games whose number is 9 modulo 10, and writes the weights file with
+    the optional ``train`` extra: ``pip install -e '.[train]'``), on the
+    games whose number is 0–7 modulo 10, keeps the epoch with the best
+    log-loss on those numbered 8 (early stopping), reports the log-loss on
+    those numbered 9 (held out), and writes the weights file with
     the command, the data's digest, the held-out log-loss per player count
     and the time it took. It checkpoints after every epoch
     (``FILE.ckpt``) and resumes from the checkpoint when run again. One
@@ -146,15 +148,16 @@ def load_data(dirs: Sequence[Path]) -> tuple[dict[int, dict[str, np.ndarray]], s
     """Every chunk in ``dirs``, by player count, and a digest of them all."""
     by: dict[int, list[dict[str, np.ndarray]]] = {}
     h = hashlib.sha256()
-    for d in dirs:
+    for i, d in enumerate(dirs):
         for path in sorted(d.glob("p*-[0-9]*.npz")):
             if ".tmp" in path.name:
                 continue
             with np.load(path) as z:
                 part = {"x": z["x"], "y": z["y"], "game": z["game"]}
             n = int(part["x"].shape[1])
-            # games of another directory are other games: keep them apart
-            part["game"] = part["game"] + 10_000_000 * len(by.get(n, []))
+            # games of another directory are other games: keep them apart (the
+            # offset keeps each game's number modulo 10, which splits the data)
+            part["game"] = part["game"] + 10_000_000 * i
             by.setdefault(n, []).append(part)
             for key in ("x", "y"):
                 h.update(np.ascontiguousarray(part[key]).tobytes())
@@ -179,12 +182,12 @@ def cmd_train(args: argparse.Namespace) -> int:
     k = len(FEATURE_NAMES)
     train: dict[int, tuple[Any, Any]] = {}
     test: dict[int, tuple[Any, Any]] = {}
+    valid: dict[int, tuple[Any, Any]] = {}
     for n, d in sorted(data.items()):
-        held = (d["game"] % 10) == 9
-        train[n] = (torch.from_numpy(d["x"][~held].astype(np.float64)),
-                    torch.from_numpy(d["y"][~held]))
-        test[n] = (torch.from_numpy(d["x"][held].astype(np.float64)),
-                   torch.from_numpy(d["y"][held]))
+        part = d["game"] % 10
+        for into, mask in ((train, part < 8), (valid, part == 8), (test, part == 9)):
+            into[n] = (torch.from_numpy(d["x"][mask].astype(np.float64)),
+                       torch.from_numpy(d["y"][mask]))
     allx = torch.cat([x.reshape(-1, k) for x, _ in train.values()])
     mean = allx.mean(0)
     scale = allx.std(0).clamp(min=1e-3)
@@ -198,6 +201,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     ckpt: Path = args.out.with_name(args.out.name + ".ckpt")
     epoch0 = 0
     spent = 0.0
+    best: tuple[float, int, Any] = (math.inf, 0, None)  # validation loss, epoch, weights
     key = {"data": digest, "seed": args.seed, "hidden": hidden, "lr": args.lr, "l2": args.l2,
            "batch": args.batch}
     if ckpt.exists():
@@ -207,15 +211,20 @@ def cmd_train(args: argparse.Namespace) -> int:
             opt.load_state_dict(state["opt"])
             epoch0 = state["epoch"]
             spent = state["spent"]
+            best = state["best"]
             print(f"resuming after epoch {epoch0}", file=sys.stderr)
 
     def loss_of(n: int, x: Any, y: Any) -> Any:
         sc = net((x - mean) / scale).reshape(-1, n)
         return torch.nn.functional.cross_entropy(sc, y)
 
-    def heldout() -> dict[int, float]:
+    def heldout(part: dict[int, tuple[Any, Any]]) -> dict[int, float]:
         with torch.no_grad():
-            return {n: float(loss_of(n, *test[n])) for n in test if len(test[n][1])}
+            return {n: float(loss_of(n, *part[n])) for n in part if len(part[n][1])}
+
+    def pooled(losses: dict[int, float]) -> float:
+        count = {n: len(valid[n][1]) for n in losses}
+        return sum(losses[n] * count[n] for n in losses) / max(1, sum(count.values()))
 
     start = time.perf_counter()
     for epoch in range(epoch0, args.epochs):
@@ -233,17 +242,23 @@ def cmd_train(args: argparse.Namespace) -> int:
             loss = loss_of(n, x[idx], y[idx])
             loss.backward()
             opt.step()
-        ho = heldout()
+        va = heldout(valid)
+        if pooled(va) < best[0]:
+            best = (pooled(va), epoch + 1,
+                    {k: v.detach().clone() for k, v in net.state_dict().items()})
         torch.save({"key": key, "net": net.state_dict(), "opt": opt.state_dict(),
-                    "epoch": epoch + 1, "spent": spent + time.perf_counter() - start}, ckpt)
-        print(f"epoch {epoch + 1}/{args.epochs}: held-out log-loss " + ", ".join(
-            f"{n}p {v:.4f}" for n, v in sorted(ho.items())), file=sys.stderr, flush=True)
+                    "epoch": epoch + 1, "spent": spent + time.perf_counter() - start,
+                    "best": best}, ckpt)
+        print(f"epoch {epoch + 1}/{args.epochs}: validation log-loss " + ", ".join(
+            f"{n}p {v:.4f}" for n, v in sorted(va.items())), file=sys.stderr, flush=True)
     spent += time.perf_counter() - start
+    if best[2] is not None:
+        net.load_state_dict(best[2])  # early stopping: the epoch best on validation
     layers = []
     linears = [m for m in net if isinstance(m, torch.nn.Linear)]
     for m in linears:
         layers.append((m.weight.detach().numpy().T.copy(), m.bias.detach().numpy().copy()))
-    ho = heldout()
+    ho = heldout(test)
     command = ["python -m bots.hard_train train", *(f"--data {d}" for d in args.data),
                f"--seed {args.seed}", f"--epochs {args.epochs}", f"--hidden {args.hidden}",
                f"--lr {args.lr}", f"--l2 {args.l2}", f"--batch {args.batch}"]
@@ -255,6 +270,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         "heldout_log_loss": {str(n): round(v, 4) for n, v in sorted(ho.items())},
         "uniform_log_loss": {str(n): round(math.log(n), 4) for n in sorted(ho)},
         "epochs": args.epochs,
+        "best_epoch": best[1],
+        "train_seconds": round(spent),
     }
     model = WinModel(layers, mean.numpy(), scale.numpy(), facts)
     doc = model.to_doc()
