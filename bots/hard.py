@@ -11,16 +11,16 @@ clearly better) with another evaluation and another horizon:
   bot's own view, trained from self-play by :mod:`bots.hard_train`), which
   judges the position at the start of the next player's turn well enough
   that the search need not play a round of opponents first.
-- **Expectimax over chance, by depth.** Each sample plays a candidate and the
-  rest of the bot's turn (its own policy) and is scored when the next
-  player's turn starts (depth 0); with ``depth`` *d*, the next *d* players'
-  turns are played too (heuristic bots), then scored. Hidden cards, steals
-  and development card draws are chance nodes sampled per determinization;
-  the dice are *stratified*: over every 36 samples of a decision the first
-  roll of the look-ahead takes each of the 36 outcomes once (its exact
-  distribution), the later rolls at random, shared by the candidates.
-  ``depth`` None follows the budget (:meth:`HardBot.depth_for`): more time
-  buys more samples and, from 1 s, a look one turn deeper.
+- **Expectimax over chance, by depth.** Each sample plays a candidate, the
+  rest of the bot's turn (its own policy) and the next ``depth`` turns
+  (heuristic bots for the others), and is scored by the model when the
+  next turn starts; by default (:meth:`HardBot.depth_for`) a full round, the
+  other players' turns and the bot's next one. Hidden cards, steals and
+  development card draws are chance nodes sampled per determinization; the
+  dice are *stratified*: over every 36 samples of a decision the first two
+  rolls of the look-ahead take each of the 36 outcomes once (their exact
+  distribution), the later rolls at random, shared by the candidates. A
+  larger budget buys more samples.
 - **Trading.** The trader's offers, counter-offers and proposals, with the
   model as the judge of two things: the bot never trades with the *leader*
   (the seat the model gives the best chance to win, when it is clearly
@@ -40,6 +40,10 @@ from protocol.rules import (
     AcceptProposal,
     AcceptTrade,
     Action,
+    BuildRoad,
+    EndTurn,
+    RulesError,
+    apply,
     CounterOffer,
     GameState,
     OfferTrade,
@@ -60,8 +64,11 @@ count as the leader the bot does not trade with."""
 class HardBot(SearchBot):
     """Search over the learned win model (see the module's description).
 
-    ``depth``: turns of other players the look-ahead plays before scoring
-    (None: :meth:`depth_for` the budget). ``model``: the win model (default:
+    ``depth``: turns after the bot's own the look-ahead plays before scoring
+    (None: a full round, :meth:`depth_for`). ``roads``: when the prior's
+    move is a road or ending the turn, also compare ending the turn and this
+    many other roads (0: trust the prior there). ``judge_trades``: refuse
+    trades with the leader and trades the model rates worse (below). ``model``: the win model (default:
     the shipped one, :func:`bots.hard_model.load_model`). The other
     arguments are :class:`bots.search.SearchBot`'s.
     """
@@ -70,26 +77,62 @@ class HardBot(SearchBot):
 
     def __init__(self, budget: float | None = 0.5, seed: int | None = None, *,
                  depth: int | None = None, model: WinModel | None = None,
-                 verify: int | None = 0, **kw: Any) -> None:
+                 verify: int | None = 0, roads: int = 0, judge_trades: bool = True,
+                 **kw: Any) -> None:
         super().__init__(budget, seed, verify=verify, **kw)
         self.depth = depth
+        self.roads = roads
+        self.judge_trades = judge_trades
         self.model = model if model is not None else load_model()
         self._strata: list[int] = []
         self._trade_rng = random.Random(seed)
 
     def depth_for(self, n: int) -> int:
-        """Turns of the other players in the look-ahead: ``depth`` if set, else
-        0 below a budget of 1 s and 1 from it (the next player's turn)."""
+        """Turns after the bot's own in the look-ahead: ``depth`` if set, else
+        a full round (the other players' turns and the bot's next one), as the
+        search bot looks; a larger budget buys more samples of it."""
         if self.depth is not None:
             return self.depth
-        if self.budget is not None and self.budget >= 1.0:
-            return 1
-        return 0
+        return n
 
     # -- the search's hooks ----------------------------------------------------------
 
     def _turns(self, n: int) -> int:
         return 1 + self.depth_for(n)
+
+    def _candidates(self, view: Mapping[str, Any], legal: Sequence[Action],
+                    default: Action) -> list[Action]:
+        out = super()._candidates(view, legal, default)
+        if (self.roads and view["phase"] == "main" and len(out) == 1
+                and isinstance(default, BuildRoad | EndTurn)):
+            # Roads and ending the turn: the prior's move, ending the turn, and
+            # the roads the model likes best one step ahead.
+            roads = [a for a in legal if isinstance(a, BuildRoad) and a != default]
+            if roads:
+                out += [a for a in legal if isinstance(a, EndTurn) and a != default]
+                out += self._best_steps(view, roads, self.roads)
+        return out
+
+    def _best_steps(self, view: Mapping[str, Any], actions: Sequence[Action],
+                    k: int) -> list[Action]:
+        """The ``k`` of ``actions`` whose position right after the model rates
+        best for the bot (one sample)."""
+        me = int(view["seat"])
+        plain = dict(view) if not isinstance(view, dict) else view
+        base = sample_state(plain, self.tracker(plain), self._rng.getrandbits(62))
+        states = []
+        kept = []
+        for a in actions:
+            st = base.copy()
+            try:
+                apply(st, a, me)
+            except RulesError:
+                continue
+            states.append(st)
+            kept.append(a)
+        values = self.model.values(states, me)
+        order = sorted(range(len(kept)), key=lambda i: -values[i])
+        return [kept[i] for i in order[:k]]
 
     def _dice(self, seed: int, sample: int) -> list[int]:
         if sample % 36 == 0:
@@ -108,13 +151,14 @@ class HardBot(SearchBot):
 
     def act(self, view: Mapping[str, Any], legal: Sequence[Action]) -> Action:
         choice = super().act(view, legal)
-        if isinstance(choice, AcceptTrade | CounterOffer | AcceptProposal | OfferTrade):
+        if self.judge_trades and isinstance(
+                choice, AcceptTrade | CounterOffer | AcceptProposal | OfferTrade):
             return self._judge_trade(view, legal, choice)
         return choice
 
     def propose(self, view: Mapping[str, Any]) -> Action | None:
         p = super().propose(view)
-        if isinstance(p, ProposeTrade):
+        if self.judge_trades and isinstance(p, ProposeTrade):
             cur = int(view["current"])
             if self._leader(view) == cur:
                 return None

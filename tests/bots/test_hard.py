@@ -215,11 +215,10 @@ def test_the_budget_stops_the_search(monkeypatch: pytest.MonkeyPatch) -> None:
     assert now[0] <= 0.1
 
 
-def test_the_look_ahead_deepens_with_the_budget() -> None:
-    assert HardBot(0.5, 1).depth_for(4) == 0
-    assert HardBot(2.0, 1).depth_for(4) == 1
-    assert HardBot(0.5, 1, depth=2).depth_for(4) == 2
-    assert HardBot(0.5, 1)._turns(4) == 1  # scored when the next player's turn starts
+def test_the_look_ahead_is_a_round_unless_set() -> None:
+    assert HardBot(0.5, 1).depth_for(4) == 4 and HardBot(2.0, 1).depth_for(3) == 3
+    assert HardBot(0.5, 1)._turns(4) == 5  # scored when a turn starts, a round on
+    assert HardBot(0.5, 1, depth=0)._turns(4) == 1  # when the next player's turn starts
 
 
 def test_the_dice_of_the_look_ahead_are_stratified() -> None:
