@@ -41,15 +41,15 @@ from protocol.rules import (
     AcceptTrade,
     Action,
     BuildRoad,
-    EndTurn,
-    RulesError,
-    apply,
     CounterOffer,
+    EndTurn,
     GameState,
     OfferTrade,
     ProposeTrade,
     RejectProposal,
     RejectTrade,
+    RulesError,
+    apply,
     sample_state,
 )
 
@@ -68,9 +68,10 @@ class HardBot(SearchBot):
     (None: a full round, :meth:`depth_for`). ``roads``: when the prior's
     move is a road or ending the turn, also compare ending the turn and this
     many other roads (0: trust the prior there). ``judge_trades``: refuse
-    trades with the leader and trades the model rates worse (below). ``model``: the win model (default:
-    the shipped one, :func:`bots.hard_model.load_model`). The other
-    arguments are :class:`bots.search.SearchBot`'s.
+    trades with the leader and trades the model rates worse (below).
+    ``model``: the win model (default: the shipped one,
+    :func:`bots.hard_model.load_model`). The other arguments are
+    :class:`bots.search.SearchBot`'s.
     """
 
     name = "hard"

@@ -338,7 +338,7 @@ def _vector(v: object, n: int, what: str) -> list[float]:
     if not (isinstance(v, list) and len(v) == n and all(
             type(x) in (int, float) and math.isfinite(x) for x in v)):
         raise ValueError(f"{what} must be {n} finite numbers")
-    return [float(x) for x in v]  # type: ignore[arg-type]
+    return [float(x) for x in v]
 
 
 @lru_cache(maxsize=1)

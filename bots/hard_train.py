@@ -131,7 +131,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         data = play_chunk(args.policy, args.players, first, count, args.seed, args.model,
                           args.iterations)
         tmp = path.with_name(path.stem + ".tmp.npz")
-        np.savez_compressed(tmp, **data)
+        np.savez_compressed(tmp, x=data["x"], y=data["y"], game=data["game"])
         os.replace(tmp, path)
         done += count
         print(f"games {first}-{first + count - 1}: {len(data['y'])} positions in "

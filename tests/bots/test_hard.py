@@ -17,12 +17,12 @@ from bots.base import Bot
 from bots.hard_model import (
     FEATURE_NAMES,
     WEIGHTS_FILE,
-    WinModel,
     encode,
     load_model,
     parse_model,
 )
-from bots.hard_train import load_data, main as train_main, play_chunk
+from bots.hard_train import load_data, play_chunk
+from bots.hard_train import main as train_main
 from protocol.rules import (
     AcceptTrade,
     GameState,
