@@ -27,6 +27,10 @@ Two steps, each a long job that runs in parts and continues where it stopped:
     (``FILE.ckpt``) and resumes from the checkpoint when run again. One
     thread, deterministic algorithms, the batches' order from the seed: the
     same data and command write the same file.
+
+``python -m bots.hard_train eval --data DIR [DIR ...] --model FILE [FILE ...]``
+    prints each weights file's log-loss on the held-out games of the data
+    (to compare one iteration's model with the next on the new games).
 """
 
 from __future__ import annotations
@@ -285,6 +289,26 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_eval(args: argparse.Namespace) -> int:
+    """The log-loss of weights files on the held-out games (numbered 9 modulo
+    10) of the data: how well each model predicts those games' winners."""
+    data, digest = load_data(args.data)
+    print(f"data {digest}: " + ", ".join(
+        f"{n}p {len(np.unique(d['game'][d['game'] % 10 == 9]))} held-out games"
+        for n, d in sorted(data.items())))
+    for path in args.model:
+        model = parse_model(path.read_text("utf-8"), str(path))
+        out = []
+        for n, d in sorted(data.items()):
+            held = d["game"] % 10 == 9
+            p = model.probabilities(d["x"][held].astype(np.float64))
+            y = d["y"][held]
+            loss = -float(np.mean(np.log(np.maximum(p[np.arange(len(y)), y], 1e-12))))
+            out.append(f"{n}p {loss:.4f} (uniform {math.log(n):.4f})")
+        print(f"{path}: " + ", ".join(out))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m bots.hard_train",
                                 description="self-play data and training for the Hard bot")
@@ -310,7 +334,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     pt.add_argument("--l2", type=float, default=1e-5)
     pt.add_argument("--batch", type=int, default=512)
     pt.add_argument("--out", type=Path, default=Path(__file__).with_name(WEIGHTS_FILE))
+    pe = sub.add_parser("eval", help="held-out log-loss of weights files on stored positions")
+    pe.add_argument("--data", type=Path, nargs="+", required=True)
+    pe.add_argument("--model", type=Path, nargs="+", required=True)
     args = p.parse_args(argv)
+    if args.cmd == "eval":
+        return cmd_eval(args)
     return cmd_play(args) if args.cmd == "play" else cmd_train(args)
 
 

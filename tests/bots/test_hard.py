@@ -147,6 +147,8 @@ def test_self_play_runs_in_parts_and_continues(tmp_path: Path) -> None:
         assert np.array_equal(z["x"], again["x"]) and np.array_equal(z["y"], again["y"])
     # Another run's games are not mixed into this directory.
     assert train_main([*args[:-1], "6"]) == 2
+    shipped = Path(__file__).parents[2] / "bots" / WEIGHTS_FILE
+    assert train_main(["eval", "--data", str(out), "--model", str(shipped)]) == 0
 
 
 def test_training_is_reproducible_from_its_seed(tmp_path: Path) -> None:
