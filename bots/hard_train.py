@@ -301,6 +301,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
         out = []
         for n, d in sorted(data.items()):
             held = d["game"] % 10 == 9
+            if not held.any():
+                out.append(f"{n}p no held-out games")
+                continue
             p = model.probabilities(d["x"][held].astype(np.float64))
             y = d["y"][held]
             loss = -float(np.mean(np.log(np.maximum(p[np.arange(len(y)), y], 1e-12))))
