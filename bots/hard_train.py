@@ -275,7 +275,6 @@ def cmd_train(args: argparse.Namespace) -> int:
         "uniform_log_loss": {str(n): round(math.log(n), 4) for n in sorted(ho)},
         "epochs": args.epochs,
         "best_epoch": best[1],
-        "train_seconds": round(spent),
     }
     model = WinModel(layers, mean.numpy(), scale.numpy(), facts)
     doc = model.to_doc()
