@@ -11,6 +11,7 @@ from bots import BUILTIN_BOTS
 from bots.levels import (
     LEVELS,
     MEASURED,
+    UNRATED,
     bot_for_level,
     bot_name,
     level_of,
@@ -20,7 +21,9 @@ from bots.levels import (
 
 
 def test_the_levels_are_the_three_strongest_bots_by_measured_rating() -> None:
-    assert set(MEASURED) == set(BUILTIN_BOTS)
+    assert set(MEASURED) | set(UNRATED) == set(BUILTIN_BOTS)
+    assert not set(MEASURED) & set(UNRATED)
+    assert all(level_of(k) is None for k in UNRATED)  # unrated: at no level
     assert list(LEVELS) == ["easy", "normal", "hard"]
     kinds = list(LEVELS.values())
     assert [ordinal(k) for k in kinds] == sorted(ordinal(k) for k in kinds)
