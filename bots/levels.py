@@ -23,6 +23,14 @@ MEASURED: dict[str, tuple[float, float]] = {
 --games 96 --workers 2`` (four players, seed 1; docs/BOTS.md)."""
 
 
+UNRATED: dict[str, str] = {
+    "hard": "search over a learned win model (bots.hard); measured 1-vs-3 against the "
+            "heuristic and the search bot (docs/BOTS.md), not yet in a league of all",
+}
+"""Built-in bots not rated by the league above, with what is known of them:
+they play at no level until a league of all the built-ins rates them."""
+
+
 def ordinal(kind: str) -> float:
     """A built-in bot's measured rating, mu - 3 sigma."""
     mu, sigma = MEASURED[kind]
@@ -61,12 +69,18 @@ def bot_name(kind: str, number: int | None = None) -> str:
     """The name a server gives a built-in bot it starts: ``Bot 2 (Normal)`` (the
     seat's number, from 1), ``Bot (Random)`` for the random bot without one."""
     level = level_of(kind)
-    label = LABELS[level] if level is not None else kind.capitalize()
+    if level is not None:
+        label = LABELS[level]
+    elif kind in UNRATED:
+        label = kind  # lower case: never read as a level's name
+    else:
+        label = kind.capitalize()
     return f"Bot {number} ({label})" if number is not None else f"Bot ({label})"
 
 
-_NAMED = re.compile(r"Bot(?: ([1-4]))? \((Easy|Normal|Hard|Random)\)")
-_OLD_NAMED = re.compile(r"(random|greedy|heuristic|search)-bot(?: ([1-4]))?")
+_NAMED = re.compile(r"Bot(?: ([1-6]))? \((Easy|Normal|Hard|Random)\)")
+_UNRATED_NAMED = re.compile(r"Bot(?: ([1-6]))? \((" + "|".join(UNRATED) + r")\)")
+_OLD_NAMED = re.compile(r"(random|greedy|heuristic|search)-bot(?: ([1-6]))?")
 """How servers before level names named their bots (``heuristic-bot 2``)."""
 
 
@@ -78,6 +92,9 @@ def parse_bot_name(name: str) -> tuple[str, int | None] | None:
         label = m.group(2)
         kind = "random" if label == "Random" else LEVELS[label.lower()]
         return kind, int(m.group(1)) if m.group(1) else None
+    m = _UNRATED_NAMED.fullmatch(name)
+    if m is not None:
+        return m.group(2), int(m.group(1)) if m.group(1) else None
     m = _OLD_NAMED.fullmatch(name)
     if m is not None:
         return m.group(1), int(m.group(2)) if m.group(2) else None

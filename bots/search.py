@@ -391,7 +391,7 @@ class SearchBot(Bot):
         if rounds is not None and self.budget is not None:
             first = min(stop, start + SAFETY * FIRST_LOOK)
         self.searched += 1
-        best, mean_d, se, count = self._compare(view, cands, n * self.horizon() + 1, first)
+        best, mean_d, se, count = self._compare(view, cands, self._turns(n), first)
         enough = min(self.min_samples, self._limit())
         if best == 0 or not (count >= enough and mean_d > self.margin
                              and mean_d > self.z * se):
@@ -406,6 +406,19 @@ class SearchBot(Bot):
         key = f"{view['phase']}:{cands[0].name}->{cands[best].name}"
         self.overrides[key] = self.overrides.get(key, 0) + 1
         return cands[best]
+
+    def _turns(self, n: int) -> int:
+        """Turn changes a rollout plays: the rest of this turn and :meth:`horizon`
+        rounds."""
+        return n * self.horizon() + 1
+
+    def _dice(self, seed: int, sample: int) -> list[int]:
+        """The dice (ids 0–35) of one sample's rollouts, shared by its candidates."""
+        return random.Random(seed).choices(range(36), k=64)
+
+    def _value(self, s: GameState, me: int) -> float:
+        """Seat ``me``'s chance to win the (sampled) state at a rollout's horizon."""
+        return win_probabilities(s)[me]
 
     def _limit(self) -> int:
         """Samples a comparison may take: ``iterations``, or no cap but the clock."""
@@ -431,7 +444,7 @@ class SearchBot(Bot):
                 break
             seed = self._rng.getrandbits(62)
             base = sample_state(plain, tracker, seed)
-            dice = random.Random(seed).choices(range(36), k=64)
+            dice = self._dice(seed, count)
             values: dict[int, float] = {}
             aborted = False
             for i in alive:
@@ -506,7 +519,7 @@ class SearchBot(Bot):
             if steps % 4 == 0 and time.perf_counter() >= hard:
                 return None
             roll = rollout_step(s, bots, dice, roll)
-        return win_probabilities(s)[me]
+        return self._value(s, me)
 
 
 def rollout_step(s: GameState, bots: Sequence[HeuristicBot], dice: Sequence[int],

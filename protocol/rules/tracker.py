@@ -18,10 +18,14 @@ take a card uniformly at random:
   cards, so assignments where it does not are dropped.
 
 The set is capped at :data:`MAX_WORLDS` assignments. Past the cap the tracker
-falls back, soundly, to per-seat lower bounds ("seat 2 holds at least 1 ore
-and 3 cards of unknown kinds") and goes back to exact assignments as soon as
-the bounds leave few enough. Either way the real hands are always possible
-(the tracker is *sound*), which the tests check on random games.
+falls back, soundly, to per-seat bounds ("seat 2 holds at least 1 ore and 3
+cards of unknown kinds, and no grain") and goes back to exact assignments as
+soon as the bounds leave few enough. The upper bounds keep what the record
+proves: after a Monopoly (R-DEV-7) the other seats hold none of its resource
+and the thief holds every card of it outside the bank, until they gain some
+again. Either way the real hands are always possible (the tracker is
+*sound*), and no hand it holds possible contradicts the record, which the
+tests check on random games.
 
 A tracker can start at the beginning of a game (:meth:`CardTracker.new`), or
 from a view alone (:meth:`CardTracker.from_view`: a client that joins or
@@ -63,6 +67,9 @@ from .events import (
 from .rng import Rng
 from .state import COST_CITY, COST_DEV, COST_ROAD, COST_SETTLEMENT, Settings
 
+Generator = Any
+"""A random source :meth:`CardTracker.sample` accepts (see :func:`as_rng`)."""
+
 MAX_WORLDS = 4096
 """Most joint hand assignments a tracker keeps before it falls back to bounds."""
 _REENUMERATE = 16
@@ -74,6 +81,11 @@ World = tuple[Hand, ...]
 Cards = Sequence[int]
 
 _ZERO: Hand = (0, 0, 0, 0, 0)
+_NO_CAP = 10**6
+"""An upper bound the record does not give (the card count still bounds it)."""
+_DEAL_TRIES = 8
+"""Plain shuffles a fallback sample tries before dealing card by card within
+the upper bounds."""
 
 
 def _covers(hand: Sequence[int], cards: Sequence[int]) -> bool:
@@ -92,9 +104,10 @@ def _one(r: int, k: int = 1) -> Hand:
     return (h[0], h[1], h[2], h[3], h[4])
 
 
-def _draws(hand: Hand, k: int) -> list[tuple[Hand, int]]:
-    """Every multiset of ``k`` cards from ``hand``, with the number of ways to
-    draw it (for draws at random without replacement)."""
+def _draws(hand: Hand, k: int, cap: Hand | None = None) -> list[tuple[Hand, int]]:
+    """Every multiset of ``k`` cards from ``hand`` (at most ``cap`` of each
+    kind), with the number of ways to draw it (for draws at random without
+    replacement)."""
     out: list[tuple[Hand, int]] = []
 
     def rec(r: int, left: int, picked: list[int], ways: int) -> None:
@@ -102,7 +115,8 @@ def _draws(hand: Hand, k: int) -> list[tuple[Hand, int]]:
             if left == 0:
                 out.append(((picked[0], picked[1], picked[2], picked[3], picked[4]), ways))
             return
-        for c in range(min(left, hand[r]) + 1):
+        top = min(left, hand[r]) if cap is None else min(left, hand[r], cap[r])
+        for c in range(top + 1):
             picked.append(c)
             rec(r + 1, left - c, picked, ways * comb(hand[r], c))
             picked.pop()
@@ -120,7 +134,7 @@ class CardTracker:
     """
 
     __slots__ = ("players", "seat", "full", "bank", "counts", "bought", "lost", "_worlds",
-                 "_floor", "_offer", "_cum", "_certain")
+                 "_floor", "_ceil", "_offer", "_cum", "_certain")
 
     def __init__(self, players: int, seat: int | None) -> None:
         """A tracker at the start of a game: every hand empty, the bank full."""
@@ -143,6 +157,9 @@ class CardTracker:
         came from another game): then nothing is known; start again from a view."""
         self._worlds: dict[World, float] | None = {tuple([_ZERO] * players): 1.0}
         self._floor: list[list[int]] = [[0] * 5 for _ in range(players)]
+        self._ceil: list[list[int]] = [[_NO_CAP] * 5 for _ in range(players)]
+        """In the fallback: the most of each resource a seat may hold (as far as
+        the record shows; the card count bounds it too)."""
         self._offer: tuple[int, Hand] | None = None  # open offer: (offerer, what it asks)
         self._cum: tuple[list[World], list[float]] | None = None
         self._certain: dict[int, Hand] = {}  # cached answers of certain(), per seat
@@ -162,9 +179,11 @@ class CardTracker:
         t.counts = [int(x["cards"]) for x in view["seats"]]
         t._worlds = None
         t._floor = [[0] * 5 for _ in range(n)]
+        t._ceil = [[_NO_CAP] * 5 for _ in range(n)]
         you = view.get("you")
         if seat is not None and you is not None:
             t._floor[seat] = [int(x) for x in you["hand"]]
+            t._ceil[seat] = [int(x) for x in you["hand"]]
         trade = view.get("trade")
         if trade is not None:
             offerer = int(trade["offerer"])
@@ -226,7 +245,8 @@ class CardTracker:
             f = self._floor[q]
             spare = self.counts[q] - sum(f)
             pool = self._pool()
-            return _hand([f[r] + min(spare, pool[r]) for r in range(5)])
+            c = self._ceil[q]
+            return _hand([min(c[r], f[r] + min(spare, pool[r])) for r in range(5)])
         hi = [0] * 5
         for w in self._worlds:
             h = w[q]
@@ -240,7 +260,7 @@ class CardTracker:
         if self._worlds is None:
             f = self._floor[q]
             spare = self.counts[q] - sum(f)
-            pool = self._pool()
+            pool = [p if self._ceil[q][r] > f[r] else 0 for r, p in enumerate(self._pool())]
             total = sum(pool)
             return [f[r] + (spare * pool[r] / total if total else 0.0) for r in range(5)]
         out = [0.0] * 5
@@ -258,7 +278,8 @@ class CardTracker:
             return False
         if self._worlds is not None:
             return tuple(_hand(h) for h in hands) in self._worlds
-        if any(not _covers(h, f) for h, f in zip(hands, self._floor, strict=True)):
+        if any(not _covers(h, f) or not _covers(c, h)
+               for h, f, c in zip(hands, self._floor, self._ceil, strict=True)):
             return False
         return all(sum(h[r] for h in hands) + self.bank[r] == self.full
                    for r in range(5))
@@ -276,11 +297,15 @@ class CardTracker:
         return not (you is not None and self.seat is not None
                     and _hand(you["hand"]) != self.certain(self.seat))
 
-    def sample(self, rng: Rng) -> list[list[int]]:
+    def sample(self, rng: Generator) -> list[list[int]]:
         """One joint assignment of hands, drawn by its probability (exact
-        tracking) or uniformly among the cards not pinned down (fallback)."""
+        tracking) or uniformly among the cards not pinned down, within what
+        the record allows each seat (fallback). ``rng``: the game's
+        :class:`Rng`, a :class:`random.Random`, a ``numpy.random.Generator``,
+        or an int seed (see :func:`as_rng`)."""
         if self.lost:
             raise ValueError("the tracker lost track (contradicting events)")
+        rng = as_rng(rng)
         if self._worlds is not None:
             if self._cum is None:
                 worlds = list(self._worlds)
@@ -301,18 +326,61 @@ class CardTracker:
                     lo = mid + 1
             return [list(h) for h in worlds[lo]]
         pool = self._pool()
+        spare = [self.counts[q] - sum(self._floor[q]) for q in range(self.players)]
+        room = self._room(spare)
+        cards = [r for r in range(5) for _ in range(pool[r])]
+        for _ in range(_DEAL_TRIES if room is not None else 1):
+            rng.shuffle(cards)
+            out = []
+            pos = 0
+            for q in range(self.players):
+                hand = list(self._floor[q])
+                k = spare[q]
+                for r in cards[pos:pos + k]:
+                    hand[r] += 1
+                pos += k
+                out.append(hand)
+            if room is None or all(_covers(c, h) for c, h in zip(self._ceil, out, strict=True)):
+                return out
+        assert room is not None
+        return self._deal_within(pool, spare, room, rng)
+
+    def _room(self, spare: Sequence[int]) -> list[list[int]] | None:
+        """In the fallback: how many more of each resource each seat may take
+        (its upper bound less its lower bound), or None if no upper bound is
+        tighter than the seat's card count."""
+        room = [[min(self._ceil[q][r] - self._floor[q][r], spare[q]) for r in range(5)]
+                for q in range(self.players)]
+        if all(room[q][r] >= spare[q] for q in range(self.players) for r in range(5)):
+            return None
+        return room
+
+    def _deal_within(self, pool: list[int], spare: list[int], room: list[list[int]],
+                     rng: Rng) -> list[list[int]]:
+        """Deal the pool's cards, in random order, each to a random seat that
+        still has room for it and for which the rest can still be dealt."""
+        pool = list(pool)
+        spare = list(spare)
+        room = [list(x) for x in room]
+        hands = [list(f) for f in self._floor]
         cards = [r for r in range(5) for _ in range(pool[r])]
         rng.shuffle(cards)
-        out = []
-        pos = 0
-        for q in range(self.players):
-            hand = list(self._floor[q])
-            k = self.counts[q] - sum(hand)
-            for r in cards[pos:pos + k]:
-                hand[r] += 1
-            pos += k
-            out.append(hand)
-        return out
+        for r in cards:
+            seats = [q for q in range(self.players) if spare[q] and room[q][r]]
+            rng.shuffle(seats)
+            for q in seats:
+                pool[r] -= 1
+                spare[q] -= 1
+                room[q][r] -= 1
+                if _dealable(pool, spare, room):
+                    hands[q][r] += 1
+                    break
+                pool[r] += 1
+                spare[q] += 1
+                room[q][r] += 1
+            else:
+                raise ValueError("the tracker lost track (no hands fit the record)")
+        return hands
 
     # -- following events -----------------------------------------------------------
 
@@ -421,12 +489,17 @@ class CardTracker:
             self._set(out)
         else:
             f = self._floor[q]
+            c = self._ceil[q]
             if sign > 0:
                 for r in range(5):
                     f[r] += change[r]
+                    c[r] = min(_NO_CAP, c[r] + change[r])
             else:
                 for r in range(5):
                     f[r] = max(0, f[r] - change[r])
+                    c[r] -= change[r]
+                    if c[r] < 0:
+                        self.lost = True  # it paid cards it cannot hold
         self.counts[q] += sign * sum(change)
         if self.counts[q] < 0:
             self.lost = True
@@ -461,7 +534,7 @@ class CardTracker:
         f = self._floor[q]
         for r in range(5):
             f[r] = max(f[r], int(cards[r]))
-        if sum(f) > self.counts[q]:
+        if sum(f) > self.counts[q] or not _covers(self._ceil[q], f):
             self.lost = True
 
     def _monopoly(self, thief: int, r: int, taken: Sequence[int]) -> None:
@@ -479,12 +552,19 @@ class CardTracker:
                 out[nw] = out.get(nw, 0.0) + p
             self._set(out)
         else:
+            # R-DEV-7: every other seat handed over exactly what it held, so it
+            # holds none now, and every card of it outside the bank is the thief's.
             for q in range(self.players):
-                if q != thief and taken[q]:
-                    if self._floor[q][r] > taken[q]:
+                if q != thief:
+                    if not self._floor[q][r] <= taken[q] <= self._ceil[q][r]:
                         self.lost = True
                     self._floor[q][r] = 0
-            self._floor[thief][r] += sum(taken)
+                    self._ceil[q][r] = 0
+            held = self.full - self.bank[r]
+            if held < self._floor[thief][r] + sum(taken):
+                self.lost = True
+            self._floor[thief][r] = held
+            self._ceil[thief][r] = held
         for q in range(self.players):
             if q != thief:
                 self.counts[q] -= taken[q]
@@ -517,8 +597,12 @@ class CardTracker:
             self._fall_back()
         f = self._floor[victim]
         kinds = [r for r in range(5) if f[r]] if sum(f) == self.counts[victim] else None
+        may = self.possible(victim)  # the most of each kind the thief may get
+        cv, ct = self._ceil[victim], self._ceil[thief]
         for r in range(5):
             f[r] = max(0, f[r] - k)
+            ct[r] = min(_NO_CAP, ct[r] + min(k, may[r]))
+            cv[r] = min(cv[r], may[r])
         if kinds is not None and len(kinds) == 1:  # the victim held one kind only
             self._floor[thief][kinds[0]] += k
         self.counts[victim] -= k
@@ -534,11 +618,13 @@ class CardTracker:
         self._cum = None
 
     def _fall_back(self) -> None:
-        """Replace the assignments by per-seat lower bounds (sound, less exact)."""
+        """Replace the assignments by per-seat bounds (sound, less exact)."""
         assert self._worlds is not None
         floor = [list(self.certain(q)) for q in range(self.players)]
+        ceil = [list(self.possible(q)) for q in range(self.players)]
         self._worlds = None
         self._floor = floor
+        self._ceil = ceil
         self._certain = {}
 
     def _pool(self) -> list[int]:
@@ -558,6 +644,8 @@ class CardTracker:
         if not force and sum(spare) > _REENUMERATE:
             return
         open_seats = [q for q in range(self.players) if spare[q]]
+        room = [_hand([max(0, self._ceil[q][r] - self._floor[q][r]) for r in range(5)])
+                for q in range(self.players)]
         found: list[tuple[list[Hand], float]] = []
 
         def rec(i: int, left: list[int], extra: list[Hand], weight: float) -> bool:
@@ -567,13 +655,13 @@ class CardTracker:
             q = open_seats[i]
             if i == len(open_seats) - 1:
                 h = _hand(left)
-                if sum(h) != spare[q]:
+                if sum(h) != spare[q] or not _covers(room[q], h):
                     return True
                 extra.append(h)
                 ok = rec(i + 1, [0] * 5, extra, weight)
                 extra.pop()
                 return ok
-            for h, ways in _draws(_hand(left), spare[q]):
+            for h, ways in _draws(_hand(left), spare[q], room[q]):
                 extra.append(h)
                 ok = rec(i + 1, [left[r] - h[r] for r in range(5)], extra, weight * ways)
                 extra.pop()
@@ -594,8 +682,51 @@ class CardTracker:
         self._cum = None
 
 
+def _dealable(pool: Sequence[int], spare: Sequence[int], room: Sequence[Sequence[int]]) -> bool:
+    """Whether the ``pool`` of cards (per resource) can be dealt so that every
+    seat gets ``spare[q]`` cards and at most ``room[q][r]`` of each resource: a
+    transport problem, feasible exactly when for every set S of resources the
+    cards of S fit where they may go (max-flow, min-cut)."""
+    if sum(pool) != sum(spare):
+        return False
+    for mask in range(1, 32):
+        need = 0
+        fit = 0
+        for r in range(5):
+            if mask >> r & 1:
+                need += pool[r]
+        for q, s in enumerate(spare):
+            cap = 0
+            for r in range(5):
+                if mask >> r & 1:
+                    cap += room[q][r]
+            fit += min(s, cap)
+        if need > fit:
+            return False
+    return True
+
+
+def as_rng(rng: Generator) -> Rng:
+    """The game's generator for a random source a caller may pass: an
+    :class:`Rng` as it is; an int as a seed; a :class:`random.Random` (or
+    anything with ``getrandbits``) or a ``numpy.random.Generator`` (anything
+    with ``integers``) seeds a new :class:`Rng` with one draw of its own."""
+    if isinstance(rng, Rng):
+        return rng
+    if isinstance(rng, int):
+        return Rng(rng)
+    bits = getattr(rng, "getrandbits", None)
+    if callable(bits):
+        return Rng(int(bits(64)))
+    integers = getattr(rng, "integers", None)
+    if callable(integers):
+        return Rng(int(integers(0, 1 << 62)))
+    raise TypeError(f"not a random generator: {type(rng).__name__} (an Rng, an int seed, "
+                    "a random.Random or a numpy.random.Generator)")
+
+
 def _hand(v: Sequence[Any]) -> Hand:
     return (int(v[0]), int(v[1]), int(v[2]), int(v[3]), int(v[4]))
 
 
-__all__ = ["MAX_WORLDS", "CardTracker"]
+__all__ = ["MAX_WORLDS", "CardTracker", "as_rng"]

@@ -11,6 +11,7 @@ from bots import BUILTIN_BOTS
 from bots.levels import (
     LEVELS,
     MEASURED,
+    UNRATED,
     bot_for_level,
     bot_name,
     level_of,
@@ -20,7 +21,9 @@ from bots.levels import (
 
 
 def test_the_levels_are_the_three_strongest_bots_by_measured_rating() -> None:
-    assert set(MEASURED) == set(BUILTIN_BOTS)
+    assert set(MEASURED) | set(UNRATED) == set(BUILTIN_BOTS)
+    assert not set(MEASURED) & set(UNRATED)
+    assert all(level_of(k) is None for k in UNRATED)  # unrated: at no level
     assert list(LEVELS) == ["easy", "normal", "hard"]
     kinds = list(LEVELS.values())
     assert [ordinal(k) for k in kinds] == sorted(ordinal(k) for k in kinds)
@@ -42,10 +45,10 @@ def test_server_names_say_the_level_and_read_back() -> None:
     assert bot_name("search", 4) == "Bot 4 (Hard)"
     assert bot_name("random", 3) == "Bot 3 (Random)"
     for kind in BUILTIN_BOTS:
-        for n in (None, 1, 4):
+        for n in (None, 1, 4, 5, 6):  # seats 5 and 6 of a five or six player game
             assert parse_bot_name(bot_name(kind, n)) == (kind, n)
     assert parse_bot_name("heuristic-bot 2") == ("heuristic", 2)  # an older server's name
-    for other in ("Bot 5 (Normal)", "Bot (Expert)", "Aiko", "bot (Normal)", "Bot 2 (Normal) "):
+    for other in ("Bot 7 (Normal)", "Bot (Expert)", "Aiko", "bot (Normal)", "Bot 2 (Normal) "):
         assert parse_bot_name(other) is None
 
 

@@ -353,3 +353,180 @@ def test_card_tracker_sample_of_a_finished_game_keeps_the_revealed_vp_cards() ->
         sample = sample_state(view, k)
         assert observe(sample, 0) == view
         assert [h[4] for h in sample.dev_hand] == [h[4] for h in s.dev_hand]
+
+
+# --- R-DEV-7: what a Monopoly proves, in the fallback too ------------------------------
+
+
+def test_card_tracker_monopoly_in_the_fallback_empties_the_other_hands() -> None:
+    """R-DEV-7: a spectator that joined mid-game (bounds only) sees a Monopoly on
+    grain: no other seat may hold grain afterwards, in bounds, in samples and
+    in the exact assignments it goes back to; the thief holds all of it."""
+    s = scenario()
+    give(s, 1, cards(grain=2, ore=3, wool=2))
+    give(s, 2, cards(lumber=4, brick=3))
+    give(s, 3, cards(wool=1, ore=2))
+    give_dev(s, 0, MONOPOLY)
+    t = CardTracker.from_view(observe(s, None), exact=False)
+    assert not t.exact
+    t.update(redact(apply(s, PlayMonopoly(GRAIN), 0), None))
+    assert t.is_possible(s.hands)
+    for q in (1, 2, 3):
+        assert t.possible(q)[GRAIN] == 0
+    assert t.certain(0)[GRAIN] == 19 - s.bank[GRAIN]
+    for seed in range(20):
+        hands = t.sample(Rng(seed))
+        assert all(hands[q][GRAIN] == 0 for q in (1, 2, 3)), hands
+        assert t.is_possible(hands)
+    # Back to exact assignments: only the possible ones.
+    t._reenumerate(force=True)
+    assert t.exact and t.worlds()
+    assert all(t.possible(q)[GRAIN] == 0 for q in (1, 2, 3))
+    assert t.is_possible(s.hands)
+
+
+def test_card_tracker_sample_takes_the_documented_generators() -> None:
+    """``sample`` takes the game's Rng, a seed, random.Random and numpy's Generator."""
+    import numpy as np
+
+    s = scenario()
+    give(s, 1, cards(lumber=3, grain=2))
+    give(s, 3, cards(ore=1, wool=2))
+    t = CardTracker.from_view(observe(s, 0), exact=False)
+    for rng in (Rng(5), 5, random.Random(5), np.random.default_rng(5)):
+        hands = t.sample(rng)
+        assert t.is_possible(hands)
+    assert t.sample(random.Random(9)) == t.sample(random.Random(9))
+    assert t.sample(np.random.default_rng(9)) == t.sample(np.random.default_rng(9))
+    with pytest.raises(TypeError):
+        t.sample("not a generator")  # type: ignore[arg-type]
+
+
+class _Zeros:
+    """An independent reading of the record: the resources each seat surely holds
+    none of, because a Monopoly took them (R-DEV-7) and nothing it saw since can
+    have brought it one. Conservative: anything that may bring a card clears it."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.zero: list[set[int]] = [set() for _ in range(n)]
+
+    def update(self, events: list[Event]) -> None:
+        from protocol.rules import events as ev
+
+        for e in events:
+            if isinstance(e, ev.MonopolyTaken):
+                for q in range(self.n):
+                    if q != e.seat:
+                        self.zero[q].add(e.resource)
+                self.zero[e.seat].discard(e.resource)
+            elif isinstance(e, ev.Produced):
+                for q, g in enumerate(e.gains[:self.n]):
+                    self.zero[q] -= {r for r in range(5) if g[r]}
+            elif isinstance(e, ev.SetupIncome | ev.YearOfPlentyTaken):
+                self.zero[e.seat] -= {r for r in range(5) if e.cards[r]}
+            elif isinstance(e, ev.MaritimeTraded):
+                self.zero[e.seat].discard(e.get)
+            elif isinstance(e, ev.TradeCompleted):
+                self.zero[e.seat] -= {r for r in range(5) if e.got[r]}
+                self.zero[e.partner] -= {r for r in range(5) if e.gave[r]}
+            elif isinstance(e, ev.Stolen) and e.count:
+                self.zero[e.thief].clear()
+            elif isinstance(e, ev.ForcedTradeDrawn) and e.count:
+                self.zero[e.seat].clear()
+            elif isinstance(e, ev.GaveBack) and e.count:
+                self.zero[e.partner].clear()
+
+
+def _monopoly_game(spec: Spec) -> int:
+    """Random games full of Monopolies, every tracker checked against _Zeros:
+    no hand it holds possible, and no sample, gives a seat a resource a
+    Monopoly took from it. Returns how many Monopolies were played."""
+    old_cap = tracker_mod.MAX_WORLDS
+    tracker_mod.MAX_WORLDS = spec.cap
+    played = 0
+    try:
+        s = new_game(Settings(players=spec.players), spec.seed)
+        n = spec.players
+        for q in range(2):  # the deck's two, before any event (no tracker follows them)
+            give_dev(s, q % n, MONOPOLY)
+        rnd = random.Random(spec.policy)
+        trackers: dict[str, tuple[CardTracker, int | None, _Zeros]] = {
+            f"seat{q}": (CardTracker(n, q), q, _Zeros(n)) for q in range(n)}
+        trackers["spectator"] = (CardTracker(n, None), None, _Zeros(n))
+        for step in range(spec.steps):
+            if s.phase == Phase.GAME_OVER:
+                break
+            if step == spec.steps // 4:  # joiners: a spectator and a seat, bounds only
+                trackers["late-spectator"] = (
+                    CardTracker.from_view(observe(s, None), exact=False), None, _Zeros(n))
+                trackers["late-seat"] = (
+                    CardTracker.from_view(observe(s, 1), exact=False), 1, _Zeros(n))
+            seat = to_act(s)[0]
+            legal = legal_actions(s, seat)
+            monos = [a for a in legal if isinstance(a, PlayMonopoly)]
+            if monos and rnd.random() < 0.6:
+                action: Action = rnd.choice(monos)
+                played += 1
+            else:
+                move = _random_trade(s, rnd) if rnd.random() < 0.3 else None
+                seat, action = move if move is not None else (seat, rnd.choice(legal))
+            try:
+                events = apply(s, action, seat)
+            except RulesError:
+                continue
+            if isinstance(action, PlayMonopoly):  # the played card goes to a seat again
+                s.dev_out[MONOPOLY] -= 1
+                s.dev_hand[rnd.randrange(n)][MONOPOLY] += 1
+            for name, (t, q, zeros) in trackers.items():
+                seen = redact(events, q)
+                t.update(seen)
+                zeros.update(seen)
+                assert not t.lost, (name, step)
+                assert t.is_possible(s.hands), (name, step)
+                for p in range(n):
+                    if p == q:
+                        continue
+                    hi = t.possible(p)
+                    assert all(hi[r] == 0 for r in zeros.zero[p]), (name, step, p, hi)
+                if rnd.random() < 0.15:
+                    hands = t.sample(Rng(rnd.randrange(1 << 30)))
+                    assert t.is_possible(hands), (name, step)
+                    for p in range(n):
+                        assert all(hands[p][r] == 0 for r in zeros.zero[p]), (name, step, p)
+                    view = observe(s, q)
+                    if t.matches(view):
+                        sample = sample_state(view, t, rnd.randrange(1 << 30))
+                        for p in range(n):
+                            assert all(sample.hands[p][r] == 0 for r in zeros.zero[p])
+    finally:
+        tracker_mod.MAX_WORLDS = old_cap
+    return played
+
+
+MONOPOLY_SPECS = st.builds(Spec, players=st.sampled_from([2, 3, 4]), seed=st.integers(0, 2**32),
+                           policy=st.integers(0, 2**32), steps=st.sampled_from([400, 900]),
+                           cap=st.sampled_from([tracker_mod.MAX_WORLDS, 6]))
+
+
+@settings(max_examples=10, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(MONOPOLY_SPECS)
+def test_card_tracker_never_contradicts_a_monopoly_on_random_games(spec: Spec) -> None:
+    """Property (R-DEV-7), exact tracking and the fallback (a small world cap,
+    trackers that joined mid-game with bounds only): after a Monopoly the other
+    seats hold none of its resource in anything the tracker holds possible or
+    samples, until the record shows them gaining some."""
+    _monopoly_game(spec)
+
+
+def test_card_tracker_monopoly_games_play_monopolies() -> None:
+    """The property's games do play Monopolies (it tests something)."""
+    assert _monopoly_game(Spec(4, 3, 4, 900, 6)) >= 3
+
+
+@pytest.mark.slow
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(MONOPOLY_SPECS)
+def test_card_tracker_never_contradicts_a_monopoly_on_random_games_slow(spec: Spec) -> None:
+    _monopoly_game(spec)
