@@ -504,7 +504,8 @@ def _monopoly_game(spec: Spec) -> int:
     return played
 
 
-MONOPOLY_SPECS = st.builds(Spec, players=st.sampled_from([2, 3, 4]), seed=st.integers(0, 2**32),
+MONOPOLY_SPECS = st.builds(Spec, players=st.sampled_from([2, 3, 4, 5, 6]),
+                           seed=st.integers(0, 2**32),
                            policy=st.integers(0, 2**32), steps=st.sampled_from([400, 900]),
                            cap=st.sampled_from([tracker_mod.MAX_WORLDS, 6]))
 
