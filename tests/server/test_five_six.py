@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -41,25 +42,29 @@ async def test_a_large_game_to_a_winner(server: Server, players: int) -> None:
 
 
 class _Client(BotClient):
-    """A bot client that keeps every message it received."""
+    """A bot client that keeps every message it received; while ``hold()`` is
+    true it receives but never acts again (it waits until cancelled)."""
 
-    def __init__(self, *args: Any, **kw: Any) -> None:
+    def __init__(self, *args: Any, hold: Callable[[], bool] | None = None, **kw: Any) -> None:
         super().__init__(*args, **kw)
         self.received: list[dict[str, Any]] = []
+        self.hold = hold
 
     async def recv(self) -> dict[str, Any]:
         msg = await super().recv()
         self.received.append(msg)
+        if self.hold is not None and self.hold():
+            await asyncio.Event().wait()
         return msg
 
 
-async def _six(port: int, resume: list[str] | None = None,
-               table: str | None = None) -> list[_Client]:
+async def _six(port: int, resume: list[str] | None = None, table: str | None = None,
+               hold: Callable[[], bool] | None = None) -> list[_Client]:
     clients = []
     for q in range(6):
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
         bot = HeuristicBot(q) if q % 2 else RandomBot(q)
-        c = _Client(bot, reader, writer, f"bot{q}")
+        c = _Client(bot, reader, writer, f"bot{q}", hold=hold)
         await asyncio.wait_for(c.handshake(resume[q] if resume else None), 10)
         clients.append(c)
     if resume is None:
@@ -84,11 +89,17 @@ async def test_a_six_player_game_survives_a_restart_in_a_special_building_phase(
     db = tmp_path / "k.db"
     srv = Server("127.0.0.1", 0, spawn_bots=False, db=db)
     await srv.start()
-    clients = await _six(srv.port)
+
+    def building() -> bool:
+        """A special building phase after the opening: the seats stop acting."""
+        return any(t.game is not None and t.version >= 60
+                   and t.game.phase == Phase.SPECIAL_BUILD for t in srv.tables.values())
+
+    clients = await _six(srv.port, hold=building)
     plays = [asyncio.ensure_future(c.play()) for c in clients]
     (table,) = srv.tables.values()
-    await until(lambda: table.game is not None and table.version >= 60
-                and table.game.phase == Phase.SPECIAL_BUILD, 60)
+    await until(building, 60)
+    await asyncio.sleep(0.3)  # anything still in flight reaches the table
     for p in plays:
         p.cancel()
     await asyncio.gather(*plays, return_exceptions=True)
