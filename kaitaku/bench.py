@@ -11,7 +11,7 @@ from typing import Any
 
 from bots import RandomBot, play_game
 from league.games import ENGINE_TURN_CAP, timed
-from league.stats import percentile, wilson_interval
+from league.stats import mean_interval, percentile, wilson_interval
 from protocol.rules import Settings, legal_actions, observe, to_act
 from protocol.rules import apply as apply_action
 from protocol.rules import new_game as make_game
@@ -316,33 +316,44 @@ def _no_trade(bot: Any) -> None:
         bot.offers = False
 
 
-def _bots_game(job: tuple[str, str, int, int, int, float | None, bool]
+def _bots_game(job: tuple[str, str, int, int, int, float | None, bool, bool]
                ) -> tuple[int, dict[str, list[float]]]:
     """One game of ``hero`` (seat ``g % players``) against copies of ``villain``:
-    the hero's win (1/0) and the decision times (microseconds) of each spec."""
+    the hero's win (1/0) and the decision times (microseconds) of each spec.
+    ``duplicate``: game ``g`` is the rotation ``g % players`` of the duplicate
+    set ``g // players`` (the same board and the same committed chance as the
+    set's other rotations)."""
     from bots import make_bot
 
-    hero, villain, players, seed, g, budget, trade = job
+    hero, villain, players, seed, g, budget, trade, duplicate = job
     times: dict[str, list[float]] = {hero: [], villain: []}
     seat = g % players
     lineup = []
     for q in range(players):
         spec = hero if q == seat else villain
-        bot = make_bot(spec, seed * 7919 + g * 16 + q)
+        # In a duplicate set each seat's bot has the same seed in every
+        # rotation, so only the bot under test moves from game to game.
+        bot = make_bot(spec, seed * 7919 + (g // players if duplicate else g) * 16 + q)
         if budget is not None and hasattr(bot, "budget"):
             bot.budget = budget
         if not trade:
             _no_trade(bot)
         lineup.append(timed(bot, times[spec]))
-    result = play_game(lineup, Settings(players=players, turn_cap=ENGINE_TURN_CAP),
-                       seed * 1_000_003 + g, keep_log=False)
+    settings = Settings(players=players, turn_cap=ENGINE_TURN_CAP)
+    if duplicate:
+        from league.duplicate import seeded_chance
+
+        start, chance = seeded_chance(seed * 1_000_003 + g // players, settings)
+        result = play_game(lineup, settings, start, keep_log=False, chance=chance)
+    else:
+        result = play_game(lineup, settings, seed * 1_000_003 + g, keep_log=False)
     return int(result.winner == seat), times
 
 
 def bench_bots(games: int, bots: list[str], seed: int, players: int = 4,
                opponents: list[str] | None = None,
                budget: float | None = None, workers: int = 1,
-               trade: bool = True, first: int = 0) -> dict[str, Any]:
+               trade: bool = True, first: int = 0, duplicate: bool = False) -> dict[str, Any]:
     """Each bot against ``players - 1`` copies of each other bot, seats rotated.
 
     ``opponents``: play each of ``bots`` only against these (default: the
@@ -355,7 +366,14 @@ def bench_bots(games: int, bots: list[str], seed: int, players: int = 4,
     ``trade=False``: every bot makes no domestic offers or proposals.
     ``first``: the number of the first game (games ``first`` to
     ``first + games - 1`` are played), so that a long run can be played in
-    parts, or extended, with the same games."""
+    parts, or extended, with the same games. ``duplicate``: the games are
+    duplicate sets of ``players`` rotations (game ``g`` is the rotation
+    ``g % players`` of set ``g // players``: the same board and committed
+    chance with the bot in each seat once); ``games`` and ``first`` must then
+    be multiples of ``players``, and the 95% interval is the normal interval
+    of the sets' mean scores, since a set's games are not independent."""
+    if duplicate and (games % players or first % players):
+        raise ValueError(f"duplicate sets: --games and --first must be multiples of {players}")
     villains = bots if opponents is None else opponents
     times: dict[str, list[float]] = {b: [] for b in [*bots, *villains]}  # microseconds
     pairings = []
@@ -370,7 +388,7 @@ def bench_bots(games: int, bots: list[str], seed: int, players: int = 4,
             for villain in villains:
                 if villain == hero:
                     continue
-                jobs = [(hero, villain, players, seed, g, budget, trade)
+                jobs = [(hero, villain, players, seed, g, budget, trade, duplicate)
                         for g in range(first, first + games)]
                 results = (list(pool.map(_bots_game, jobs)) if pool is not None
                            else [_bots_game(j) for j in jobs])
@@ -379,6 +397,10 @@ def bench_bots(games: int, bots: list[str], seed: int, players: int = 4,
                     wins += won
                     for spec, t in game_times.items():
                         times[spec].extend(t)
+                won_by_game = [w for w, _ in results]
+                ci = (mean_interval([sum(won_by_game[i:i + players]) / players
+                                     for i in range(0, games, players)])
+                      if duplicate else wilson_interval(wins, games))
                 pairings.append({
                     "bot": hero,
                     "opponents": [villain] * (players - 1),
@@ -386,8 +408,8 @@ def bench_bots(games: int, bots: list[str], seed: int, players: int = 4,
                     "first": first,
                     "wins": wins,
                     "win_rate": round(wins / games, 4),
-                    "ci95": list(wilson_interval(wins, games)),
-                    "won": [won for won, _ in results],
+                    "ci95": list(ci),
+                    "won": won_by_game,
                 })
     finally:
         if pool is not None:
@@ -401,15 +423,21 @@ def bench_bots(games: int, bots: list[str], seed: int, players: int = 4,
                 "p99": round(percentile(ts, 0.99) / 1000, 4),
                 "max": round(ts[-1] / 1000, 4),
             }
-    return {"players": players, "trade": trade, "budget_s": budget,
+    return {"players": players, "trade": trade, "budget_s": budget, "duplicate": duplicate,
             "seconds": round(time.perf_counter() - t0, 1),
             "pairings": pairings, "decision_ms": decision_ms}
 
 
 def main_bots(games: int, bots: list[str], seed: int, as_json: bool,
               opponents: list[str] | None = None, budget: float | None = None,
-              players: int = 4, workers: int = 1, trade: bool = True, first: int = 0) -> int:
-    result = bench_bots(games, bots, seed, players, opponents, budget, workers, trade, first)
+              players: int = 4, workers: int = 1, trade: bool = True, first: int = 0,
+              duplicate: bool = False) -> int:
+    try:
+        result = bench_bots(games, bots, seed, players, opponents, budget, workers, trade,
+                            first, duplicate)
+    except ValueError as exc:
+        print(f"kaitaku bench bots: {exc}", file=sys.stderr)
+        return 2
     if as_json:
         print(json.dumps(result))
         return 0

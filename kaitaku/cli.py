@@ -41,7 +41,7 @@ def _bench_bots(args: argparse.Namespace) -> int:
         opponents = [b for b in args.opponents.split(",") if b]
     return main_bots(args.games, [b for b in args.bots.split(",") if b], args.seed, args.json,
                      opponents, args.budget, args.players, args.workers, not args.no_trade,
-                     args.first)
+                     args.first, args.duplicate)
 
 
 def _bench_rollouts(args: argparse.Namespace) -> int:
@@ -613,6 +613,10 @@ def build_parser() -> argparse.ArgumentParser:
     bbots.add_argument("--first", type=_natural, default=0, metavar="G",
                        help="number of the first game: play games G to G+GAMES-1 (game g "
                             "has the same seeds in every run, so a run can be played in parts)")
+    bbots.add_argument("--duplicate", action="store_true",
+                       help="duplicate sets: every PLAYERS games share one board and one "
+                            "committed chance, the bot in each seat once (GAMES and G must "
+                            "be multiples of PLAYERS; the interval is over the sets)")
     bbots.add_argument("--json", action="store_true", help="print one JSON object")
     bbots.set_defaults(func=_bench_bots)
     bdup = bsub.add_parser("duplicate", help="games needed to separate two bots: duplicate "

@@ -124,6 +124,46 @@ def test_bench_bots_two_players_in_two_processes_plays_the_same_games(
     assert all(d["mean"] <= d["p99"] <= d["max"] for d in two["decision_ms"].values())
 
 
+def test_bench_bots_duplicate_sets_replay_one_game_per_set(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """In a duplicate set every rotation has the same board, the same committed
+    chance and the same bot in each seat, so with the same deterministic bot in
+    every seat the four games are one game: the bot under test wins exactly
+    the rotation that seats it where the winner sat, and the interval over
+    the sets is exactly parity."""
+    args = ["bench", "bots", "--bots", "greedy", "--opponents", "bots:GreedyBot",
+            "--duplicate", "--json"]
+    assert main([*args, "--games", "12"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["duplicate"] is True
+    (p,) = result["pairings"]
+    sets = [p["won"][i:i + 4] for i in range(0, 12, 4)]
+    assert all(sum(s) == 1 for s in sets), sets
+    assert p["ci95"] == [0.25, 0.25]
+    # The second set on its own is the same set.
+    assert main([*args, "--games", "4", "--first", "4"]) == 0
+    assert json.loads(capsys.readouterr().out)["pairings"][0]["won"] == sets[1]
+    # Ordinary games of the same seeds are different games.
+    assert main(["bench", "bots", "--bots", "greedy", "--opponents", "bots:GreedyBot",
+                 "--games", "12", "--json"]) == 0
+    ordinary = json.loads(capsys.readouterr().out)["pairings"][0]["won"]
+    assert any(sum(ordinary[i:i + 4]) != 1 for i in range(0, 12, 4))
+    # A set is whole or not played.
+    assert main([*args, "--games", "6"]) == 2
+    assert "multiples of 4" in capsys.readouterr().err
+
+
+def test_mean_interval() -> None:
+    from league.stats import mean_interval
+
+    assert mean_interval([0.5]) == (0.0, 1.0)
+    assert mean_interval([0.25] * 10) == (0.25, 0.25)
+    lo, hi = mean_interval([0.0, 0.5] * 50)  # mean 0.25, sd 0.2513, n 100
+    assert lo == pytest.approx(0.25 - 1.96 * 0.2513 / 10, abs=1e-3)
+    assert hi == pytest.approx(0.25 + 1.96 * 0.2513 / 10, abs=1e-3)
+    assert mean_interval([0.0, 1.0]) == (0.0, 1.0)
+
+
 def test_bench_bots_no_trade_table(capsys: pytest.CaptureFixture[str]) -> None:
     rc = main(["bench", "bots", "--games", "2", "--bots", "search", "--opponents", "heuristic",
                "--budget", "0.005", "--no-trade"])
