@@ -11,7 +11,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import bots.search as search_module
 from bots import BUILTIN_BOTS, HardBot, HeuristicBot, make_bot, play_game
 from bots.base import Bot
 from bots.hard_model import (
@@ -27,16 +26,15 @@ from protocol.rules import (
     AcceptTrade,
     GameState,
     OfferTrade,
-    Phase,
     RejectTrade,
     Settings,
     apply,
     legal_actions,
-    new_game,
     observe,
     sample_state,
-    to_act,
 )
+
+from .conftest import FakeClock, heuristic_game_until
 
 
 def _hard(seed: int, iterations: int = 2, **kw: object) -> HardBot:
@@ -47,15 +45,7 @@ def _hard(seed: int, iterations: int = 2, **kw: object) -> HardBot:
 
 def _midgame(seed: int, players: int = 4, turn: int = 20) -> tuple[GameState, int]:
     """A heuristic game played to a main phase after ``turn``."""
-    s = new_game(Settings(players=players), seed)
-    bots = [HeuristicBot(seed + q) for q in range(players)]
-    while s.phase != Phase.GAME_OVER:
-        seat = to_act(s)[0]
-        legal = legal_actions(s, seat)
-        if s.phase == Phase.MAIN and s.turn > turn:
-            return s, seat
-        apply(s, bots[seat].act(observe(s, seat), legal), seat)
-    raise AssertionError("the game ended first")
+    return heuristic_game_until(seed, players, turn)
 
 
 # --- the model ---------------------------------------------------------------------------
@@ -201,20 +191,13 @@ def test_decisions_depend_only_on_the_view() -> None:
     assert a == b
 
 
-def test_the_budget_stops_the_search(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_budget_stops_the_search(fake_clock: FakeClock) -> None:
     """A fake clock advancing 1 ms per reading: the search stops in time."""
     s, seat = _midgame(6, turn=25)
-    now = [0.0]
-
-    def clock() -> float:
-        now[0] += 0.001
-        return now[0]
-
-    monkeypatch.setattr(search_module.time, "perf_counter", clock)
     bot = HardBot(0.1, 3)
     bot.raise_errors = True
     bot.act(observe(s, seat), legal_actions(s, seat))
-    assert now[0] <= 0.1
+    assert fake_clock.now <= 0.1
 
 
 def test_the_look_ahead_is_a_round_unless_set() -> None:

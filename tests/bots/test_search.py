@@ -32,6 +32,8 @@ from protocol.rules import (
 )
 from server.app import BOT_KINDS, Server
 
+from .conftest import FakeClock, heuristic_game_until
+
 
 def _search(seed: int, iterations: int = 1) -> SearchBot:
     bot = SearchBot(None, seed, iterations=iterations, top_k=3)
@@ -55,20 +57,15 @@ def test_full_games_without_an_illegal_action(settings: Settings) -> None:
 def _midgame(seed: int) -> tuple[GameState, int]:
     """A heuristic game played until its current seat, in the main phase, has a
     real choice (the search bot would simulate)."""
-    s = new_game(Settings(players=4), seed)
-    bots = [HeuristicBot(seed + q) for q in range(4)]
     probe = _search(0)
-    while s.phase != Phase.GAME_OVER:
-        seat = to_act(s)[0]
-        legal = legal_actions(s, seat)
-        if s.phase == Phase.MAIN and s.turn > 20:
-            view = observe(s, seat)
-            default = TraderBot(0).act(view, legal)  # the search bot's prior
-            if not isinstance(default, OfferTrade) and len(
-                    probe._candidates(view, legal, default)) >= 3:
-                return s, seat
-        apply(s, bots[seat].act(observe(s, seat), legal), seat)
-    raise AssertionError("no decision with a choice")
+
+    def choice(s: GameState, seat: int, legal: Sequence[Action]) -> bool:
+        view = observe(s, seat)
+        default = TraderBot(0).act(view, legal)  # the search bot's prior
+        return not isinstance(default, OfferTrade) and len(
+            probe._candidates(view, legal, default)) >= 3
+
+    return heuristic_game_until(seed, 4, 20, choice)
 
 
 def test_decisions_depend_only_on_the_view() -> None:
@@ -89,23 +86,16 @@ def test_decisions_depend_only_on_the_view() -> None:
     assert bot.searched == 1
 
 
-def test_the_budget_stops_the_search(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_budget_stops_the_search(fake_clock: FakeClock) -> None:
     """A fake clock advancing 1 ms per reading: the search stops in time whatever
     the machine's speed (the real timing is measured by ``kaitaku bench bots``)."""
     s, seat = _midgame(6)
-    now = [0.0]
-
-    def clock() -> float:
-        now[0] += 0.001
-        return now[0]
-
-    monkeypatch.setattr(search_module.time, "perf_counter", clock)
     bot = SearchBot(0.1, 3)
     bot.raise_errors = True
     action = bot.act(observe(s, seat), legal_actions(s, seat))
     assert action in legal_actions(s, seat) or action.name == "offer_trade"
     assert bot.searched == 1
-    assert now[0] <= 0.1  # every clock reading, the last included, within the budget
+    assert fake_clock.now <= 0.1  # every clock reading, the last included, within the budget
     assert bot.samples >= 1
 
 
