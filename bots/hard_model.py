@@ -24,7 +24,6 @@ not pass.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
@@ -45,6 +44,8 @@ from protocol.rules.state import (
     SETTLEMENTS,
     VICTORY_POINT,
 )
+
+from .weights_file import weights_document
 
 FEATURE_NAMES: tuple[str, ...] = (
     "me", "vp", "vp_left", "vp_close", "lead", "lumber", "brick", "wool", "grain", "ore",
@@ -292,12 +293,7 @@ def parse_model(text: str, source: str = WEIGHTS_FILE) -> WinModel:
     end), finite numbers throughout, positive scales, and at most
     :data:`MAX_WEIGHTS` numbers. A file that does not pass raises
     ``ValueError`` saying what is wrong."""
-    try:
-        doc = json.loads(text)
-    except ValueError as e:
-        raise ValueError(f"{source}: not JSON ({e})") from None
-    if not isinstance(doc, dict) or doc.get("format") != WEIGHTS_FORMAT:
-        raise ValueError(f"{source}: not a {WEIGHTS_FORMAT} file")
+    doc = weights_document(text, WEIGHTS_FORMAT, source)
     if doc.get("features") != list(FEATURE_NAMES):
         raise ValueError(f"{source}: the features are not those this version encodes "
                          f"({len(FEATURE_NAMES)} named in bots.hard_model.FEATURE_NAMES)")

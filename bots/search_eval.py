@@ -20,7 +20,6 @@ the real one.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from importlib import resources
@@ -28,6 +27,8 @@ from importlib import resources
 from protocol.rules import GameState, Phase
 from protocol.rules.board import DESERT, pips
 from protocol.rules.state import VICTORY_POINT
+
+from .weights_file import weights_document
 
 FEATURE_NAMES: tuple[str, ...] = (
     "vp", "vp_close", "lumber", "brick", "wool", "grain", "ore", "kinds",
@@ -46,12 +47,7 @@ def load_weights(text: str, model: str, names: Sequence[str]) -> tuple[float, ..
     ``text``, checked: the file's format, the model's feature names (they
     must be ``names``, in order) and one finite number per feature. A file
     that does not pass raises ``ValueError`` saying what is wrong."""
-    try:
-        doc = json.loads(text)
-    except ValueError as e:
-        raise ValueError(f"{WEIGHTS_FILE}: not JSON ({e})") from None
-    if not isinstance(doc, dict) or doc.get("format") != WEIGHTS_FORMAT:
-        raise ValueError(f"{WEIGHTS_FILE}: not a {WEIGHTS_FORMAT} file")
+    doc = weights_document(text, WEIGHTS_FORMAT, WEIGHTS_FILE)
     models = doc.get("models")
     entry = models.get(model) if isinstance(models, dict) else None
     if not isinstance(entry, dict):
