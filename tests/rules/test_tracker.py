@@ -279,13 +279,24 @@ def _run(spec: Spec) -> None:
         tracker_mod.MAX_WORLDS = old_cap
 
 
-SPECS = st.builds(Spec, players=st.sampled_from([2, 3, 4, 5, 6]), seed=st.integers(0, 2**32),
-                  policy=st.integers(0, 2**32), steps=st.sampled_from([300, 900]),
-                  cap=st.sampled_from([tracker_mod.MAX_WORLDS, 6]))
+def _specs(steps: list[int]) -> st.SearchStrategy[Spec]:
+    """Random games of 2–6 players, exact tracking or the fallback (a small cap)."""
+    return st.builds(Spec, players=st.sampled_from([2, 3, 4, 5, 6]), seed=st.integers(0, 2**32),
+                     policy=st.integers(0, 2**32), steps=st.sampled_from(steps),
+                     cap=st.sampled_from([tracker_mod.MAX_WORLDS, 6]))
 
 
-@settings(max_examples=12, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow])
+def _examples(n: int, *, fast: bool) -> settings:
+    """Hypothesis settings of these properties: ``n`` games, no deadline (a game
+    takes its time); the fast runs are derandomized (the same games each run)."""
+    return settings(max_examples=n, deadline=None, derandomize=fast,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+
+SPECS = _specs([300, 900])
+
+
+@_examples(12, fast=True)
 @given(SPECS)
 def test_card_tracker_is_sound_on_random_games(spec: Spec) -> None:
     """Property: for every seat, a spectator and a seat that joined mid-game, the
@@ -294,7 +305,7 @@ def test_card_tracker_is_sound_on_random_games(spec: Spec) -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@_examples(200, fast=False)
 @given(SPECS)
 def test_card_tracker_is_sound_on_random_games_slow(spec: Spec) -> None:
     _run(spec)
@@ -504,14 +515,10 @@ def _monopoly_game(spec: Spec) -> int:
     return played
 
 
-MONOPOLY_SPECS = st.builds(Spec, players=st.sampled_from([2, 3, 4, 5, 6]),
-                           seed=st.integers(0, 2**32),
-                           policy=st.integers(0, 2**32), steps=st.sampled_from([400, 900]),
-                           cap=st.sampled_from([tracker_mod.MAX_WORLDS, 6]))
+MONOPOLY_SPECS = _specs([400, 900])
 
 
-@settings(max_examples=10, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow])
+@_examples(10, fast=True)
 @given(MONOPOLY_SPECS)
 def test_card_tracker_never_contradicts_a_monopoly_on_random_games(spec: Spec) -> None:
     """Property (R-DEV-7), exact tracking and the fallback (a small world cap,
@@ -527,7 +534,7 @@ def test_card_tracker_monopoly_games_play_monopolies() -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@_examples(150, fast=False)
 @given(MONOPOLY_SPECS)
 def test_card_tracker_never_contradicts_a_monopoly_on_random_games_slow(spec: Spec) -> None:
     _monopoly_game(spec)
