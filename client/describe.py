@@ -21,7 +21,7 @@ DEV_NAMES = ("knight", "road_building", "year_of_plenty", "monopoly", "victory_p
 
 
 def builtin_bot(name: str, kind: str | None) -> str | None:
-    """The built-in bot kind (random, greedy, heuristic, search) of a bot seat the
+    """The built-in bot kind (``bots.levels.KINDS``) of a bot seat the
     server named (``Bot 2 (Normal)``, or an older server's ``heuristic-bot 2``;
     :func:`bots.levels.parse_bot_name`); None for anyone else."""
     from bots.levels import parse_bot_name
@@ -34,15 +34,23 @@ def player_name(name: str, kind: str | None, tr: Tr) -> str:
     """A seat's name as the players see it: a built-in bot by its level in the
     window's language ("Bot 2 (Normal)", "ボット2（普通）"), anybody else by the
     name they chose."""
-    from bots.levels import level_of, parse_bot_name
+    from bots.levels import parse_bot_name
 
     parsed = parse_bot_name(name) if kind == "bot" else None
     if parsed is None:
         return name
     bot_kind, n = parsed
-    level = level_of(bot_kind)
-    label = tr(f"bot.level.{level}") if level else tr("bot.level.random")
+    label = bot_label(bot_kind, tr)
     return tr("bot.name", level=label, n=n) if n else tr("bot.name_plain", level=label)
+
+
+def bot_label(kind: str, tr: Tr) -> str:
+    """A built-in bot kind as players know it, in the window's language: its
+    level ("Normal", "普通"), or for a bot at no level its kind ("Random")."""
+    from bots.levels import level_of
+
+    level = level_of(kind)
+    return tr(f"bot.level.{level}") if level else tr(f"bot.kind.{kind}")
 
 
 def seat_name(model: Any, tr: Tr, seat: int | None) -> str:

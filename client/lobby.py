@@ -16,6 +16,7 @@ from typing import Any
 import pygame
 
 from . import palette
+from .describe import bot_label as describe_bot
 from .describe import player_name
 from .focus import FocusRing, Stop, reading_order, widget_stops
 from .model import CONNECTING, OFFLINE
@@ -63,12 +64,7 @@ def bot_kinds() -> list[str]:
 
 def bot_label(ctx: Context, kind: str) -> str:
     """A bot kind by its level ("Bot (Normal)")."""
-    from bots.levels import level_of
-
-    level = level_of(kind)
-    if level is None:
-        return ctx.tr("lobby.bot.generic", name=kind)
-    return ctx.tr("bot.name_plain", level=ctx.tr(f"bot.level.{level}"))
+    return ctx.tr("bot.name_plain", level=describe_bot(kind, ctx.tr))
 
 
 def settings_text(ctx: Context, settings: dict[str, Any], timer: int | None = None) -> str:

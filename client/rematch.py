@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .describe import builtin_bot
+from bots.levels import KINDS as BOT_KINDS
 
-BOT_KINDS = ("random", "greedy", "heuristic", "search")
+from .describe import builtin_bot
 
 
 def rematch_request(model: Any, created: dict[str, Any] | None = None) -> dict[str, Any] | None:

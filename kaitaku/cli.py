@@ -561,7 +561,7 @@ def _tls_flags(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from bots.levels import DEFAULT_LEVEL, LEVELS
+    from bots.levels import DEFAULT_LEVEL, KINDS, LEVELS
 
     p = argparse.ArgumentParser(prog="kaitaku", description="Kaitaku (開拓): networked Catan")
     sub = p.add_subparsers(dest="command", required=True)
@@ -754,7 +754,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="the connection is standard input and output instead of TCP (a "
                           "sandboxed league entry; docs/PROTOCOL.md, section 1.3)")
     bot.add_argument("--bot", default="random",
-                     help="random, greedy, heuristic, search, or module:Class (your own bot)")
+                     help="random, greedy, heuristic, search, hard, or module:Class (your own "
+                          "bot)")
     bot.add_argument("--budget", type=float, default=None, metavar="SECONDS",
                      help="time per decision; a slower or failing bot plays a safe fallback")
     bot.add_argument("--table", help="table id to join")
@@ -806,7 +807,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     lg = sub.add_parser("league", help="a bot league: many seeded games, rated (openskill)")
     lg.add_argument("--entry", action="append", default=[], metavar="NAME=SPEC",
-                    help="an entry: NAME=random|greedy|heuristic|search|module:Class, or "
+                    help="an entry: NAME=random|greedy|heuristic|search|hard|module:Class, or "
                          "NAME='cmd:COMMAND' run per game, sandboxed, on its standard input "
                          "and output, with {table} {seat} {key} {python} {bot_seed} filled "
                          "in (see docs/LEAGUE.md); repeat")
@@ -920,7 +921,7 @@ def build_parser() -> argparse.ArgumentParser:
                           f"{level} ({kind})" for level, kind in LEVELS.items())
                       + f" (default {DEFAULT_LEVEL})")
     play.add_argument("--bots", nargs="+", default=None,
-                      choices=("random", "greedy", "heuristic", "search"),
+                      choices=KINDS,
                       help="the bots by kind instead of --level: in the window 1-5 opponents, "
                            "with --terminal one per seat (2 bots play the 2-player variant)")
     play.add_argument("--players", type=int, default=None, choices=(2, 3, 4, 5, 6),

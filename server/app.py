@@ -38,6 +38,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from bots.levels import KINDS as BOT_KINDS
 from bots.levels import bot_name
 from protocol.rules import RulesError, Settings
 from protocol.wire import (
@@ -64,7 +65,7 @@ from .clock import Clock
 from .listen import accept_forever, bind
 from .logs import limit_accept_failures
 from .session import HANDSHAKE_DEADLINE, Session
-from .storage import BOT_KINDS, SNAPSHOT_EVERY, Storage, StorageError
+from .storage import SNAPSHOT_EVERY, Storage, StorageError
 from .table import Table
 
 if TYPE_CHECKING:

@@ -52,6 +52,7 @@ from typing import Any
 
 import msgpack
 
+from bots.levels import KINDS as BOT_KINDS
 from protocol.rules import (
     GameLog,
     GameState,
@@ -81,7 +82,6 @@ SEQ_MEMORY = 64
 """Sequence numbers per seat read back on restore (the results a table remembers)."""
 SEAT_KINDS = ("empty", "human", "bot")
 _TABLE_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")
-BOT_KINDS = ("random", "greedy", "heuristic", "search")
 
 log = logging.getLogger("kaitaku.storage")
 

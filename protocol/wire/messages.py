@@ -113,7 +113,7 @@ SPECS: dict[str, Spec] = {
                        "defaults"),
         "name": _f("str", "table name", optional=True, max_len=MAX_NAME),
         "bots": _f("list", "one bot kind per seat to fill with a bot the server starts "
-                   "(random, greedy, heuristic, search); they take the last seats",
+                   "(random, greedy, heuristic, search, hard); they take the last seats",
                    optional=True, max_len=MAX_SEATS),
         "turn_timer": _f("int", "seconds per decision, 0 for none", optional=True),
         "seat": _f("bool", "false: create without taking a seat (spectate instead)",

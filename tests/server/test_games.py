@@ -7,6 +7,7 @@ import contextlib
 import json
 import secrets
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -144,13 +145,15 @@ class _Secrets:
         return secrets.token_bytes(nbytes)
 
 
-async def _creator_with_bots(srv: Server, timeout: float) -> BotOutcome:
+async def _creator_with_bots(srv: Server, timeout: float,
+                             bots: Sequence[str] = ("random", "random", "random")
+                             ) -> BotOutcome:
     reader, writer = await asyncio.open_connection("127.0.0.1", srv.port)
     creator = BotClient(RandomBot(7), reader, writer, "creator")
     try:
         await asyncio.wait_for(creator.handshake(), TIMEOUT)
         creator.send({"type": "create_table", "settings": {"players": 4},
-                      "bots": ["random", "random", "random"]})
+                      "bots": list(bots)})
         return await asyncio.wait_for(creator.play(), timeout)
     finally:
         writer.close()
@@ -179,6 +182,23 @@ async def test_creator_asks_for_bots(bot_server: Server,
     for proc in bot_server.bot_processes:
         assert await asyncio.wait_for(proc.wait(), 20) == 0
     assert time.monotonic() - t0 < 60
+
+
+async def test_the_server_starts_a_hard_bot(bot_server: Server,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hard bot (the learned model's search, ``kaitaku bot --bot hard``) is
+    one the server starts: it sits as ``Bot N (Learned)`` (it plays at no level)
+    and plays the game to the end with its 0.5 s budget."""
+    monkeypatch.setattr("server.table.secrets", _Secrets("k"))
+    outcome = await _creator_with_bots(bot_server, 150, ("hard", "random", "random"))
+    assert outcome.finished and outcome.rejected == 0
+    table = bot_server.tables[outcome.table or ""]
+    assert table.status == "finished"
+    assert sorted(str(s.bot_kind) for s in table.seats[1:]) == ["hard", "random", "random"]
+    (hard,) = [i for i, s in enumerate(table.seats) if s.bot_kind == "hard"]
+    assert table.seats[hard].name == f"Bot {hard + 1} (Learned)"
+    for proc in bot_server.bot_processes:
+        assert await asyncio.wait_for(proc.wait(), 20) == 0
 
 
 async def test_bot_seat_key_starting_with_a_dash(bot_server: Server,
