@@ -71,7 +71,7 @@ def test_the_window_shows_server_bots_by_level_in_its_language() -> None:
     assert player_name("Bot (Hard)", "bot", en) == "Bot (Hard)"
     assert player_name("Bot 3 (Random)", "bot", ja) == player_name("random-bot 3", "bot", ja)
     assert player_name("Bot 3 (Random)", "bot", ja) == "ボット3（ランダム）"
-    assert player_name("Bot 4 (Learned)", "bot", ja) == "ボット4（学習）"
+    assert player_name("Bot 4 (Learned)", "bot", ja) == "ボット4（学習型）"
     assert player_name("search-bot 4", "bot", ja) == "ボット4（強い）"  # an older server's
     assert player_name("Bot 2 (Normal)", "human", en) == "Bot 2 (Normal)"  # a person's name
     assert builtin_bot("Bot 1 (Easy)", "bot") == "greedy"
