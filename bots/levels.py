@@ -16,8 +16,14 @@ from __future__ import annotations
 
 import re
 
-KINDS: tuple[str, ...] = ("random", "greedy", "heuristic", "search", "hard")
-"""The built-in bots (``bots.BUILTIN_BOTS``), the kinds a server starts."""
+KIND_LABELS: dict[str, str] = {"random": "Random", "greedy": "Greedy", "heuristic": "Heuristic",
+                               "search": "Search", "hard": "Learned"}
+"""Each built-in bot (``bots.BUILTIN_BOTS``) and its English name when it
+plays at no level, as a server names its bots (none the same as a level's
+name)."""
+
+KINDS: tuple[str, ...] = tuple(KIND_LABELS)
+"""The built-in bots, the kinds a server starts."""
 
 MEASURED: dict[str, tuple[float, float]] = {
     "random": (-12.07, 5.16),
@@ -68,12 +74,6 @@ def level_of(kind: str) -> str | None:
         if k == kind:
             return level
     return None
-
-
-KIND_LABELS: dict[str, str] = {"random": "Random", "greedy": "Greedy", "heuristic": "Heuristic",
-                               "search": "Search", "hard": "Learned"}
-"""The English names of the built-ins at no level, as a server names its bots
-(none the same as a level's name)."""
 
 
 def _label(kind: str) -> str:

@@ -40,11 +40,11 @@ def player_name(name: str, kind: str | None, tr: Tr) -> str:
     if parsed is None:
         return name
     bot_kind, n = parsed
-    label = bot_label(bot_kind, tr)
+    label = kind_label(bot_kind, tr)
     return tr("bot.name", level=label, n=n) if n else tr("bot.name_plain", level=label)
 
 
-def bot_label(kind: str, tr: Tr) -> str:
+def kind_label(kind: str, tr: Tr) -> str:
     """A built-in bot kind as players know it, in the window's language: its
     level ("Normal", "普通"), or for a bot at no level its kind ("Random")."""
     from bots.levels import level_of

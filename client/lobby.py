@@ -16,8 +16,7 @@ from typing import Any
 import pygame
 
 from . import palette
-from .describe import bot_label as describe_bot
-from .describe import player_name
+from .describe import kind_label, player_name
 from .focus import FocusRing, Stop, reading_order, widget_stops
 from .model import CONNECTING, OFFLINE
 from .net import parse_address
@@ -64,7 +63,7 @@ def bot_kinds() -> list[str]:
 
 def bot_label(ctx: Context, kind: str) -> str:
     """A bot kind by its level ("Bot (Normal)")."""
-    return ctx.tr("bot.name_plain", level=describe_bot(kind, ctx.tr))
+    return ctx.tr("bot.name_plain", level=kind_label(kind, ctx.tr))
 
 
 def settings_text(ctx: Context, settings: dict[str, Any], timer: int | None = None) -> str:

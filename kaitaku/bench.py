@@ -392,12 +392,11 @@ def bench_bots(games: int, bots: list[str], seed: int, players: int = 4,
                         for g in range(first, first + games)]
                 results = (list(pool.map(_bots_game, jobs)) if pool is not None
                            else [_bots_game(j) for j in jobs])
-                wins = 0
-                for won, game_times in results:
-                    wins += won
+                for _, game_times in results:
                     for spec, t in game_times.items():
                         times[spec].extend(t)
                 won_by_game = [w for w, _ in results]
+                wins = sum(won_by_game)
                 ci = (mean_interval([sum(won_by_game[i:i + players]) / players
                                      for i in range(0, games, players)])
                       if duplicate else wilson_interval(wins, games))
