@@ -212,15 +212,29 @@ _positive_int = _whole_number(1)
 _natural = _whole_number(0)
 
 
-def _positive_number(noun: str) -> Callable[[str], float]:
-    """An argparse type: a positive, finite number (``noun`` names it in errors)."""
+def _vp_target(text: str) -> int:
+    """An argparse type: a victory point target the rules accept."""
+    from protocol.rules import RulesError, Settings
+
+    n = _natural(text)
+    try:
+        Settings(vp_target=n)
+    except RulesError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return n
+
+
+def _positive_number(noun: str, zero: bool = False) -> Callable[[str], float]:
+    """An argparse type: a positive (with ``zero``, or zero), finite number
+    (``noun`` names it in errors)."""
     def parse(text: str) -> float:
         try:
             value = float(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"not a {noun}: {text!r}") from None
-        if not value > 0 or value == float("inf"):
-            raise argparse.ArgumentTypeError(f"the {noun} must be positive")
+        if not (value >= 0 if zero else value > 0) or value == float("inf"):
+            raise argparse.ArgumentTypeError(
+                f"the {noun} must be {'zero or more' if zero else 'positive'}")
         return value
 
     return parse
@@ -228,6 +242,7 @@ def _positive_number(noun: str) -> Callable[[str], float]:
 
 _positive_days = _positive_number("number of days")
 _positive_float = _positive_number("number")
+_non_negative_float = _positive_number("number", zero=True)
 
 
 def _server(args: argparse.Namespace) -> int:
@@ -569,18 +584,18 @@ def build_parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="benchmarks")
     bsub = bench.add_subparsers(dest="what", required=True)
     eng = bsub.add_parser("engine", help="random-bot games in-process (engine speed)")
-    eng.add_argument("--games", type=int, default=200)
+    eng.add_argument("--games", type=_positive_int, default=200)
     eng.add_argument("--players", type=int, default=4, choices=(2, 3, 4, 5, 6))
     eng.add_argument("--seed", type=int, default=1)
     eng.add_argument("--json", action="store_true", help="print one JSON object")
     eng.add_argument("--catanatron-python", metavar="PYTHON",
                      help="also time catanatron's RandomPlayer with this interpreter "
                           "(a venv where catanatron is installed) and report the ratio")
-    eng.add_argument("--catanatron-games", type=int, default=None)
+    eng.add_argument("--catanatron-games", type=_positive_int, default=None)
     eng.set_defaults(func=_bench)
     bsrv = bsub.add_parser("server", help="random-bot games over loopback TCP (server speed)")
-    bsrv.add_argument("--games", type=int, default=50)
-    bsrv.add_argument("--concurrency", type=int, default=10)
+    bsrv.add_argument("--games", type=_positive_int, default=50)
+    bsrv.add_argument("--concurrency", type=_positive_int, default=10)
     bsrv.add_argument("--players", type=int, default=4, choices=(2, 3, 4, 5, 6))
     bsrv.add_argument("--json", action="store_true", help="print one JSON object")
     bsrv.add_argument("--floor", action="store_true",
@@ -591,20 +606,20 @@ def build_parser() -> argparse.ArgumentParser:
                            "second (what metrics cost: compare with a run without)")
     bsrv.set_defaults(func=_bench_server)
     bbots = bsub.add_parser("bots", help="bot strength: each bot against copies of each other")
-    bbots.add_argument("--games", type=int, default=100, help="games per pairing")
+    bbots.add_argument("--games", type=_positive_int, default=100, help="games per pairing")
     bbots.add_argument("--bots", default="random,greedy,heuristic",
                        help="comma-separated bot specs (built-in names or module:Class)")
     bbots.add_argument("--opponents", default=None,
                        help="comma-separated specs to play each bot against, e.g. "
                             "--bots search --opponents heuristic (default: the other --bots)")
-    bbots.add_argument("--budget", type=float, default=None, metavar="SECONDS",
+    bbots.add_argument("--budget", type=_positive_float, default=None, metavar="SECONDS",
                        help="time per decision for searching bots (search; default 0.5)")
     bbots.add_argument("--players", type=int, default=4, choices=(2, 3, 4, 5, 6),
                        help="players a game (2: the official variant with two neutral "
                             "players, trade tokens and the double roll; 5 or 6: the "
                             "extension, on the 30-hex board with the special building "
                             "phase)")
-    bbots.add_argument("--workers", type=int, default=1,
+    bbots.add_argument("--workers", type=_positive_int, default=1,
                        help="games played in this many processes (same seeds, same games)")
     bbots.add_argument("--no-trade", action="store_true",
                        help="domestic trade off for every bot: no offers, counter-offers "
@@ -623,12 +638,12 @@ def build_parser() -> argparse.ArgumentParser:
                            "vs ordinary matches, side by side")
     bdup.add_argument("--hero", default="heuristic")
     bdup.add_argument("--villain", default="greedy")
-    bdup.add_argument("--blocks", type=int, default=100,
+    bdup.add_argument("--blocks", type=_positive_int, default=100,
                       help="blocks per mode (a block: the hero once in every seat)")
     bdup.add_argument("--players", type=int, default=4, choices=(2, 3, 4, 5, 6))
     bdup.add_argument("--seed", type=int, default=1)
-    bdup.add_argument("--workers", type=int, default=1)
-    bdup.add_argument("--budget", type=float, default=None,
+    bdup.add_argument("--workers", type=_positive_int, default=1)
+    bdup.add_argument("--budget", type=_positive_float, default=None,
                       help="seconds per decision for searching bots")
     bdup.add_argument("--json", action="store_true")
     bdup.set_defaults(func=_bench_duplicate)
@@ -636,19 +651,21 @@ def build_parser() -> argparse.ArgumentParser:
                             "full-game playouts per second, fast path vs apply")
     broll.add_argument("--players", type=int, default=4, choices=(2, 3, 4, 5, 6))
     broll.add_argument("--seed", type=int, default=1)
-    broll.add_argument("--rollouts", type=int, default=200, help="one-round rollouts per path")
-    broll.add_argument("--playouts", type=int, default=8, help="full-game playouts per path")
+    broll.add_argument("--rollouts", type=_positive_int, default=200,
+                       help="one-round rollouts per path")
+    broll.add_argument("--playouts", type=_positive_int, default=8,
+                       help="full-game playouts per path")
     broll.add_argument("--reference", action="store_true",
                        help="time the apply path only (what an older checkout can run)")
     broll.add_argument("--against", metavar="OLD_CHECKOUT",
                        help="also time apply in an older checkout (a subprocess), in turn")
-    broll.add_argument("--repeat", type=int, default=3,
+    broll.add_argument("--repeat", type=_positive_int, default=3,
                        help="with --against: runs of each, medians reported")
     broll.add_argument("--json", action="store_true", help="print one JSON object")
     broll.set_defaults(func=_bench_rollouts)
     btr = bsub.add_parser("trades", help="how the bots of each level answer a person's fair "
                           "trade offers (seeded positions)")
-    btr.add_argument("--offers", type=int, default=200,
+    btr.add_argument("--offers", type=_positive_int, default=200,
                      help="offers of each kind (completes, closer, leader; default 200)")
     btr.add_argument("--seed", type=int, default=1)
     btr.add_argument("--from-bots", action="store_true",
@@ -658,35 +675,35 @@ def build_parser() -> argparse.ArgumentParser:
     bhost = bsub.add_parser("hostile", help="what a hostile load costs a server: spectators, "
                                              "a full disk, parked frames, many tables")
     bhost.add_argument("load", choices=("spectators", "full-disk", "partial-frames", "tables"))
-    bhost.add_argument("--spectators", type=int, default=200,
+    bhost.add_argument("--spectators", type=_positive_int, default=200,
                        help="spectators of the one table (spectators; default 200)")
-    bhost.add_argument("--seconds", type=float, default=5.0,
+    bhost.add_argument("--seconds", type=_positive_float, default=5.0,
                        help="seconds measured per phase (spectators) or failing (full-disk)")
-    bhost.add_argument("--connections", type=int, default=1000,
+    bhost.add_argument("--connections", type=_positive_int, default=1000,
                        help="connections parking a started frame (partial-frames)")
-    bhost.add_argument("--addresses", type=int, default=80,
+    bhost.add_argument("--addresses", type=_positive_int, default=80,
                        help="loopback addresses opening tables (tables; default 80)")
     bhost.add_argument("--json", action="store_true", help="print one JSON object")
     bhost.set_defaults(func=_bench_hostile)
     blad = bsub.add_parser("ladder", help="the game port's ping on a big ladder while its "
                                           "pages and standings are fetched")
-    blad.add_argument("--bots", type=int, default=10_000, help="registered bots (10000)")
-    blad.add_argument("--games", type=int, default=50_000, help="rated games (50000)")
-    blad.add_argument("--seconds", type=float, default=20.0,
+    blad.add_argument("--bots", type=_positive_int, default=10_000, help="registered bots (10000)")
+    blad.add_argument("--games", type=_positive_int, default=50_000, help="rated games (50000)")
+    blad.add_argument("--seconds", type=_positive_float, default=20.0,
                       help="seconds measured per phase (idle, loaded; default 20)")
-    blad.add_argument("--fetchers", type=int, default=8,
+    blad.add_argument("--fetchers", type=_positive_int, default=8,
                       help="clients fetching pages without pause (default 8)")
-    blad.add_argument("--readers", type=int, default=8,
+    blad.add_argument("--readers", type=_positive_int, default=8,
                       help="connections asking for standings pages (default 8)")
     blad.add_argument("--json", action="store_true", help="print one JSON object")
     blad.set_defaults(func=_bench_ladder)
     bcli = bsub.add_parser("client", help="the game window's frame time (headless)")
-    bcli.add_argument("--frames", type=int, default=None, help="frames to draw")
+    bcli.add_argument("--frames", type=_positive_int, default=None, help="frames to draw")
     bcli.add_argument("--lang", choices=("ja", "en"), default=None)
-    bcli.add_argument("--width", type=int, default=1280)
-    bcli.add_argument("--height", type=int, default=800)
+    bcli.add_argument("--width", type=_positive_int, default=1280)
+    bcli.add_argument("--height", type=_positive_int, default=800)
     bcli.add_argument("--seed", type=int, default=None)
-    bcli.add_argument("--idle", type=float, default=5.0, metavar="SECONDS",
+    bcli.add_argument("--idle", type=_positive_float, default=5.0, metavar="SECONDS",
                       help="also measure the CPU share of an idle window for SECONDS at "
                            "the table and in the lobby (default 5; 0: skip)")
     bcli.add_argument("--json", action="store_true", help="print one JSON object")
@@ -756,10 +773,10 @@ def build_parser() -> argparse.ArgumentParser:
     bot.add_argument("--bot", default="random",
                      help="random, greedy, heuristic, search, hard, or module:Class (your own "
                           "bot)")
-    bot.add_argument("--budget", type=float, default=None, metavar="SECONDS",
+    bot.add_argument("--budget", type=_positive_float, default=None, metavar="SECONDS",
                      help="time per decision; a slower or failing bot plays a safe fallback")
     bot.add_argument("--table", help="table id to join")
-    bot.add_argument("--seat", type=int, default=None)
+    bot.add_argument("--seat", type=_natural, default=None)
     bot.add_argument("--key", default=None, help="seat key given by the server")
     bot.add_argument("--key-stdin", action="store_true",
                      help="read the seat key from the first line of standard input (keeps it "
@@ -811,10 +828,10 @@ def build_parser() -> argparse.ArgumentParser:
                          "NAME='cmd:COMMAND' run per game, sandboxed, on its standard input "
                          "and output, with {table} {seat} {key} {python} {bot_seed} filled "
                          "in (see docs/LEAGUE.md); repeat")
-    lg.add_argument("--games", type=int, default=100,
+    lg.add_argument("--games", type=_positive_int, default=100,
                     help="games in the league, rounded up to balanced blocks (default 100)")
     lg.add_argument("--players", type=int, default=4, choices=(2, 3, 4, 5, 6))
-    lg.add_argument("--workers", type=int, default=None,
+    lg.add_argument("--workers", type=_positive_int, default=None,
                     help="worker processes (default: CPU count; 1 plays in-process)")
     lg.add_argument("--cluster", default=None, metavar="tcp://HOST:8786",
                     help="run the games on a dask.distributed scheduler instead")
@@ -825,7 +842,7 @@ def build_parser() -> argparse.ArgumentParser:
     lg.add_argument("--seed", type=int, default=1,
                     help="the seating (default 1); every game's chance comes from a secret "
                          "the league draws and keeps in its database")
-    lg.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS",
+    lg.add_argument("--timeout", type=_positive_float, default=300.0, metavar="SECONDS",
                     help="a game running longer is recorded as failed (default 300)")
     lg.add_argument("--retry-failed", action="store_true",
                     help="play the games stored as failed again (default: keep them)")
@@ -860,7 +877,7 @@ def build_parser() -> argparse.ArgumentParser:
             ("--sandbox-files", sl.open_files, "open files of a sandboxed entry"),
             ("--sandbox-file-size", sl.file_mb,
              "largest file a sandboxed entry writes, and the size of its private /tmp, MB")):
-        lg.add_argument(flag, type=int, default=default, metavar="N",
+        lg.add_argument(flag, type=_natural, default=default, metavar="N",
                         help=f"{what} (default {default}; 0: no limit)")
     lg.add_argument("--json", action="store_true", help="print one JSON object")
     lg.add_argument("--quiet", action="store_true", help="no progress line on stderr")
@@ -914,7 +931,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--name", default=None, help="your name (default: your login name)")
     play.add_argument("--lang", choices=("ja", "en"), default=None,
                       help="language of the window (default: from $LANG)")
-    play.add_argument("--timer", type=int, default=0, metavar="SECONDS",
+    play.add_argument("--timer", type=_natural, default=0, metavar="SECONDS",
                       help="turn timer in seconds (default: none)")
     play.add_argument("--level", choices=tuple(LEVELS), default=DEFAULT_LEVEL,
                       help="how strong the bots of the window are: " + ", ".join(
@@ -928,8 +945,10 @@ def build_parser() -> argparse.ArgumentParser:
                       help="players at the table, you included (default 4; 2: the "
                            "two-player variant; 5 or 6: the extension on the 30-hex board)")
     play.add_argument("--seed", type=int, default=None)
-    play.add_argument("--delay", type=float, default=0.0, help="seconds between lines")
-    play.add_argument("--vp", type=int, default=10, help="victory points to win")
+    play.add_argument("--delay", type=_non_negative_float, default=0.0,
+                      help="seconds between lines")
+    play.add_argument("--vp", type=_vp_target, default=10,
+                      help="victory points to win (3-20, default 10)")
     play.add_argument("--sea3d", action="store_true",
                       help="sea3D house rules: balanced map, shuffled harbors, harbor delay, "
                            "no trading after building")

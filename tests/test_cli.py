@@ -182,3 +182,32 @@ def test_the_text_replays_say_the_resources_as_the_window_does() -> None:
 
     tr = Translator("ja")
     assert tuple(tr(f"table.res.{r}") for r in RESOURCES) == RESOURCE_JA
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["bench", "bots", "--games", "0"], "at least 1"),
+    (["bench", "bots", "--games", "-4"], "at least 1"),
+    (["bench", "bots", "--workers", "0"], "at least 1"),
+    (["bench", "bots", "--budget", "-0.5"], "must be positive"),
+    (["bench", "engine", "--games", "0"], "at least 1"),
+    (["bench", "server", "--concurrency", "0"], "at least 1"),
+    (["bench", "duplicate", "--blocks", "0"], "at least 1"),
+    (["bench", "ladder", "--bots", "0"], "at least 1"),
+    (["bench", "client", "--frames", "-1"], "at least 1"),
+    (["league", "--entry", "random", "--games", "0"], "at least 1"),
+    (["league", "--entry", "random", "--timeout", "0"], "must be positive"),
+    (["league", "--entry", "random", "--sandbox-cpu", "-1"], "at least 0"),
+    (["play", "--terminal", "--vp", "21"], "between 3 and 20"),
+    (["play", "--terminal", "--delay", "-1"], "zero or more"),
+    (["play", "--terminal", "--timer", "-5"], "at least 0"),
+    (["bot", "--stdio", "--budget", "0"], "must be positive"),
+])
+def test_counts_and_times_out_of_range_are_refused(
+        argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    # A count of zero or less, a negative time or a VP target the rules refuse
+    # is a usage error (exit 2, the reason on stderr), not a traceback or a
+    # run that quietly does something else.
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2
+    assert message in capsys.readouterr().err
