@@ -63,7 +63,20 @@ def make_bot(spec: str, seed: int | None = None) -> Bot:
         raise TypeError(f"{spec} has no act(view, legal) method")
     return bot  # type: ignore[no-any-return]
 
+
+def check_bot_spec(spec: str) -> None:
+    """Raise ValueError, with the reason, unless ``spec`` makes a bot
+    (:func:`make_bot`: an unknown name, a module that does not import, a
+    missing class, a class that is not a bot, a bad budget)."""
+    try:
+        make_bot(spec, 0)
+    except ValueError:
+        raise
+    except (ImportError, AttributeError, TypeError) as exc:
+        raise ValueError(f"{spec}: {exc}") from None
+
+
 __all__ = [
     "BUILTIN_BOTS", "Bot", "GameResult", "GreedyBot", "HardBot", "HeuristicBot", "IllegalBotAction",
-    "LazyView", "RandomBot", "SearchBot", "make_bot", "play_game",
+    "LazyView", "RandomBot", "SearchBot", "check_bot_spec", "make_bot", "play_game",
 ]

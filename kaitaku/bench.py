@@ -9,7 +9,7 @@ import sys
 import time
 from typing import Any
 
-from bots import RandomBot, play_game
+from bots import RandomBot, check_bot_spec, play_game
 from league.games import ENGINE_TURN_CAP, timed
 from league.stats import mean_interval, percentile, wilson_interval
 from protocol.rules import Settings, legal_actions, observe, to_act
@@ -432,6 +432,8 @@ def main_bots(games: int, bots: list[str], seed: int, as_json: bool,
               players: int = 4, workers: int = 1, trade: bool = True, first: int = 0,
               duplicate: bool = False) -> int:
     try:
+        for spec in {*bots, *(opponents or ())}:
+            check_bot_spec(spec)
         result = bench_bots(games, bots, seed, players, opponents, budget, workers, trade,
                             first, duplicate)
     except ValueError as exc:
@@ -456,39 +458,15 @@ def main_bots(games: int, bots: list[str], seed: int, as_json: bool,
 # --- duplicate vs ordinary ------------------------------------------------------------------
 
 
-def _duplicate_block(job: tuple[str, str, int, int, int, bool, float | None]) -> list[int]:
-    """One block: ``hero`` in each seat once against ``players - 1`` copies of
-    ``villain``; returns the hero's win (1/0) per game."""
-    from bots import make_bot
-    from league.duplicate import seeded_chance
-    from league.schedule import game_seed
-
-    hero, villain, players, seed, block, duplicate, budget = job
-    wins = []
-    for seat in range(players):
-        g = block * players + seat
-        game = game_seed(seed, block) if duplicate else game_seed(seed, g)
-        lineup = []
-        for q in range(players):
-            bot = make_bot(hero if q == seat else villain, game * 8 + q)
-            if budget is not None and hasattr(bot, "budget"):
-                bot.budget = budget
-            lineup.append(bot)
-        settings = Settings(players=players, turn_cap=ENGINE_TURN_CAP)
-        start, chance = seeded_chance(game, settings) if duplicate else (game, None)
-        result = play_game(lineup, settings, start, keep_log=False, chance=chance)
-        wins.append(int(result.winner == seat))
-    return wins
-
-
 def bench_duplicate(hero: str, villain: str, blocks: int, seed: int, players: int = 4,
                     workers: int = 1, budget: float | None = None) -> dict[str, Any]:
     """The same number of games in ordinary and in duplicate mode (one run):
     the hero's win rate, and the games each mode needs to separate the hero
     from parity at 95% confidence (units: single games in ordinary mode,
-    whole blocks of rotations in duplicate mode)."""
-    from concurrent.futures import ProcessPoolExecutor
-
+    whole blocks of rotations in duplicate mode). A mode's games are
+    :func:`bench_bots`' games ``0`` to ``blocks * players - 1`` (with
+    ``duplicate`` in duplicate mode), so either can be played again, or
+    extended, with ``kaitaku bench bots``."""
     from league.stats import games_to_separate
 
     out: dict[str, Any] = {"hero": hero, "villain": villain, "players": players,
@@ -497,25 +475,19 @@ def bench_duplicate(hero: str, villain: str, blocks: int, seed: int, players: in
         out["budget_s"] = budget
     parity = 1 / players
     for mode in ("ordinary", "duplicate"):
-        jobs = [(hero, villain, players, seed, b, mode == "duplicate", budget)
-                for b in range(blocks)]
-        t0 = time.perf_counter()
-        if workers > 1:
-            with ProcessPoolExecutor(workers) as pool:
-                results = list(pool.map(_duplicate_block, jobs))
-        else:
-            results = [_duplicate_block(j) for j in jobs]
-        flat = [w for r in results for w in r]
-        wins = sum(flat)
+        run = bench_bots(blocks * players, [hero], seed, players, [villain], budget, workers,
+                         duplicate=mode == "duplicate")
+        (pairing,) = run["pairings"]
+        won = [float(w) for w in pairing["won"]]
         if mode == "ordinary":
-            needed = games_to_separate([float(w) for w in flat], parity, 1)
+            needed = games_to_separate(won, parity, 1)
         else:
-            needed = games_to_separate([sum(r) / len(r) for r in results], parity, players)
-        out[mode] = {"wins": wins, "games": len(flat),
-                     "win_rate": round(wins / len(flat), 4),
-                     "ci95": list(wilson_interval(wins, len(flat))),
+            needed = games_to_separate([sum(won[i:i + players]) / players
+                                        for i in range(0, len(won), players)], parity, players)
+        out[mode] = {"wins": pairing["wins"], "games": pairing["games"],
+                     "win_rate": pairing["win_rate"], "ci95": pairing["ci95"],
                      "games_to_separate_95": None if needed is None else round(needed, 1),
-                     "seconds": round(time.perf_counter() - t0, 1)}
+                     "seconds": run["seconds"]}
     o, d = out["ordinary"]["games_to_separate_95"], out["duplicate"]["games_to_separate_95"]
     out["ratio_ordinary_to_duplicate"] = round(o / d, 3) if o and d else None
     return out
@@ -523,6 +495,12 @@ def bench_duplicate(hero: str, villain: str, blocks: int, seed: int, players: in
 
 def main_duplicate(hero: str, villain: str, blocks: int, seed: int, as_json: bool,
                    players: int = 4, workers: int = 1, budget: float | None = None) -> int:
+    try:
+        check_bot_spec(hero)
+        check_bot_spec(villain)
+    except ValueError as exc:
+        print(f"kaitaku bench duplicate: {exc}", file=sys.stderr)
+        return 2
     r = bench_duplicate(hero, villain, blocks, seed, players, workers, budget)
     if as_json:
         print(json.dumps(r))
@@ -534,5 +512,9 @@ def main_duplicate(hero: str, villain: str, blocks: int, seed: int, as_json: boo
         print(f"{mode:>10}: {m['wins']}/{m['games']} = {m['win_rate']:.1%} "
               f"(95% CI {lo:.1%}-{hi:.1%}); games to separate from parity: "
               f"{m['games_to_separate_95']}")
-    print(f"ordinary needs {r['ratio_ordinary_to_duplicate']}x the games of duplicate")
+    ratio = r["ratio_ordinary_to_duplicate"]
+    if ratio is None:
+        print("the games needed cannot be compared: a mode does not separate from parity")
+    else:
+        print(f"ordinary needs {ratio}x the games of duplicate")
     return 0

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bots import make_bot
+from bots import check_bot_spec
 from protocol.rules import Settings
 from protocol.rules.chance import deal_seed
 from server.clock import Clock
@@ -322,8 +322,8 @@ def main(args: Any) -> int:
                 return 2
             continue
         try:
-            make_bot(e.spec, 0)
-        except (ValueError, ImportError, AttributeError, TypeError) as exc:
+            check_bot_spec(e.spec)
+        except ValueError as exc:
             print(f"kaitaku league: entry {e.name}: {exc}", file=sys.stderr)
             return 2
     size = block_size(len(entries), args.players, args.games)

@@ -85,6 +85,14 @@ def test_bench_duplicate_json(capsys: pytest.CaptureFixture[str]) -> None:
         m = result[mode]
         assert m["games"] == 12 and 0 <= m["wins"] <= 12
         assert m["games_to_separate_95"] is None or m["games_to_separate_95"] >= 0
+    # Each mode plays bench bots' games 0-11 (duplicate mode: its duplicate
+    # sets), so either can be replayed or extended with `bench bots`.
+    for mode, flag in (("ordinary", []), ("duplicate", ["--duplicate"])):
+        assert main(["bench", "bots", "--bots", "greedy", "--opponents", "random",
+                     "--games", "12", "--json", *flag]) == 0
+        (pairing,) = json.loads(capsys.readouterr().out)["pairings"]
+        assert pairing["wins"] == result[mode]["wins"]
+        assert pairing["ci95"] == result[mode]["ci95"]
 
 
 def test_games_to_separate() -> None:
@@ -211,3 +219,18 @@ def test_counts_and_times_out_of_range_are_refused(
         main(argv)
     assert exit_.value.code == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [
+    ["bench", "bots", "--bots", "no_such_module:Bot", "--opponents", "random", "--games", "1"],
+    ["bench", "bots", "--bots", "random", "--opponents", "bots:NoSuchBot", "--games", "1"],
+    ["bench", "duplicate", "--hero", "genius", "--blocks", "1"],
+    ["bench", "duplicate", "--villain", "no_such_module:Bot", "--blocks", "1"],
+])
+def test_a_bot_spec_that_makes_no_bot_is_a_usage_error(
+        argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    # Checked before any game is played: the reason on stderr, exit 2.
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"kaitaku bench {argv[1]}: ")
+    assert "no_such_module" in err or "NoSuchBot" in err or "genius" in err
