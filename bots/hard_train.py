@@ -311,30 +311,44 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _at_least(least: float, kind: type[int] | type[float] = int) -> Any:
+    """An argparse type: a number (``kind``) of at least ``least``."""
+    def parse(text: str) -> int | float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not least <= value < math.inf:
+            raise argparse.ArgumentTypeError(f"the number must be at least {least}")
+        return value
+
+    return parse
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m bots.hard_train",
                                 description="self-play data and training for the Hard bot")
     sub = p.add_subparsers(dest="cmd", required=True)
     pp = sub.add_parser("play", help="play self-play games and store their positions")
     pp.add_argument("--out", type=Path, required=True)
-    pp.add_argument("--games", type=int, required=True)
-    pp.add_argument("--first", type=int, default=0)
-    pp.add_argument("--chunk", type=int, default=50)
+    pp.add_argument("--games", type=_at_least(1), required=True)
+    pp.add_argument("--first", type=_at_least(0), default=0)
+    pp.add_argument("--chunk", type=_at_least(1), default=50)
     pp.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
     pp.add_argument("--seed", type=int, default=1)
     pp.add_argument("--policy", default="mixed", choices=("mixed", "hard", "hard-vs-mixed"))
     pp.add_argument("--model", type=Path, default=None,
                     help="the Hard bot's weights file (default: the shipped one)")
-    pp.add_argument("--iterations", type=int, default=8,
+    pp.add_argument("--iterations", type=_at_least(1), default=8,
                     help="the Hard bot's samples per candidate")
     pt = sub.add_parser("train", help="fit the model on stored positions")
     pt.add_argument("--data", type=Path, nargs="+", required=True)
     pt.add_argument("--seed", type=int, default=1)
-    pt.add_argument("--epochs", type=int, default=30)
+    pt.add_argument("--epochs", type=_at_least(1), default=30)
     pt.add_argument("--hidden", default="64,32")
-    pt.add_argument("--lr", type=float, default=0.002)
-    pt.add_argument("--l2", type=float, default=1e-5)
-    pt.add_argument("--batch", type=int, default=512)
+    pt.add_argument("--lr", type=_at_least(1e-9, float), default=0.002)
+    pt.add_argument("--l2", type=_at_least(0.0, float), default=1e-5)
+    pt.add_argument("--batch", type=_at_least(1), default=512)
     pt.add_argument("--out", type=Path, default=Path(__file__).with_name(WEIGHTS_FILE))
     pe = sub.add_parser("eval", help="held-out log-loss of weights files on stored positions")
     pe.add_argument("--data", type=Path, nargs="+", required=True)

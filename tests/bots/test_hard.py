@@ -141,6 +141,23 @@ def test_self_play_runs_in_parts_and_continues(tmp_path: Path) -> None:
     assert train_main(["eval", "--data", str(out), "--model", str(shipped)]) == 0
 
 
+@pytest.mark.parametrize("argv", [
+    ["play", "--games", "0"], ["play", "--games", "4", "--chunk", "0"],
+    ["play", "--games", "4", "--first", "-1"], ["play", "--games", "4", "--iterations", "0"],
+    ["train", "--epochs", "0"], ["train", "--lr", "0"], ["train", "--l2", "-1"],
+    ["train", "--batch", "0"],
+])
+def test_training_commands_refuse_counts_out_of_range(
+        argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    where = ["--out", str(tmp_path / "data")] if argv[0] == "play" else [
+        "--data", str(tmp_path / "data"), "--out", str(tmp_path / "w.json")]
+    with pytest.raises(SystemExit) as exit_:
+        train_main([argv[0], *where, *argv[1:]])
+    assert exit_.value.code == 2
+    assert "must be at least" in capsys.readouterr().err
+    assert not (tmp_path / "data").exists() and not (tmp_path / "w.json").exists()
+
+
 def test_training_is_reproducible_from_its_seed(tmp_path: Path) -> None:
     pytest.importorskip("torch", reason="training needs the train extra (PyTorch)")
     data = tmp_path / "data"
