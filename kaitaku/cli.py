@@ -703,7 +703,7 @@ def build_parser() -> argparse.ArgumentParser:
     bcli.add_argument("--width", type=_positive_int, default=1280)
     bcli.add_argument("--height", type=_positive_int, default=800)
     bcli.add_argument("--seed", type=int, default=None)
-    bcli.add_argument("--idle", type=_positive_float, default=5.0, metavar="SECONDS",
+    bcli.add_argument("--idle", type=_non_negative_float, default=5.0, metavar="SECONDS",
                       help="also measure the CPU share of an idle window for SECONDS at "
                            "the table and in the lobby (default 5; 0: skip)")
     bcli.add_argument("--json", action="store_true", help="print one JSON object")

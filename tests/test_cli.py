@@ -202,6 +202,7 @@ def test_the_text_replays_say_the_resources_as_the_window_does() -> None:
     (["bench", "duplicate", "--blocks", "0"], "at least 1"),
     (["bench", "ladder", "--bots", "0"], "at least 1"),
     (["bench", "client", "--frames", "-1"], "at least 1"),
+    (["bench", "client", "--idle", "-1"], "zero or more"),
     (["league", "--entry", "random", "--games", "0"], "at least 1"),
     (["league", "--entry", "random", "--timeout", "0"], "must be positive"),
     (["league", "--entry", "random", "--sandbox-cpu", "-1"], "at least 0"),
