@@ -70,8 +70,6 @@ def check_bot_spec(spec: str) -> None:
     missing class, a class that is not a bot, a bad budget)."""
     try:
         make_bot(spec, 0)
-    except ValueError:
-        raise
     except (ImportError, AttributeError, TypeError) as exc:
         raise ValueError(f"{spec}: {exc}") from None
 
