@@ -71,7 +71,7 @@ def check_bot_spec(spec: str) -> None:
     try:
         make_bot(spec, 0)
     except (ImportError, AttributeError, TypeError) as exc:
-        raise ValueError(f"{spec}: {exc}") from None
+        raise ValueError(f"{spec!r}: {exc}") from None
 
 
 __all__ = [

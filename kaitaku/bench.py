@@ -350,6 +350,12 @@ def _bots_game(job: tuple[str, str, int, int, int, float | None, bool, bool]
     return int(result.winner == seat), times
 
 
+def _set_scores(won: list[int] | list[float], players: int) -> list[float]:
+    """Each duplicate set's score: the share of its ``players`` games (one
+    after another in ``won``) the bot under test won."""
+    return [sum(won[i:i + players]) / players for i in range(0, len(won), players)]
+
+
 def bench_bots(games: int, bots: list[str], seed: int, players: int = 4,
                opponents: list[str] | None = None,
                budget: float | None = None, workers: int = 1,
@@ -397,8 +403,7 @@ def bench_bots(games: int, bots: list[str], seed: int, players: int = 4,
                         times[spec].extend(t)
                 won_by_game = [w for w, _ in results]
                 wins = sum(won_by_game)
-                ci = (mean_interval([sum(won_by_game[i:i + players]) / players
-                                     for i in range(0, games, players)])
+                ci = (mean_interval(_set_scores(won_by_game, players))
                       if duplicate else wilson_interval(wins, games))
                 pairings.append({
                     "bot": hero,
@@ -482,8 +487,7 @@ def bench_duplicate(hero: str, villain: str, blocks: int, seed: int, players: in
         if mode == "ordinary":
             needed = games_to_separate(won, parity, 1)
         else:
-            needed = games_to_separate([sum(won[i:i + players]) / players
-                                        for i in range(0, len(won), players)], parity, players)
+            needed = games_to_separate(_set_scores(won, players), parity, players)
         out[mode] = {"wins": pairing["wins"], "games": pairing["games"],
                      "win_rate": pairing["win_rate"], "ci95": pairing["ci95"],
                      "games_to_separate_95": None if needed is None else round(needed, 1),
